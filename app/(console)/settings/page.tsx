@@ -1,0 +1,15 @@
+import type { Metadata } from "next";
+import { SettingsIndex } from "@/components/settings/settings-index";
+import { HydrateClient, getQueryClient, trpc } from "@/server/trpc/server";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Settings" };
+
+export default async function SettingsPage() {
+  await getQueryClient().prefetchQuery(trpc.repositorySettings.list.queryOptions());
+  return (
+    <HydrateClient>
+      <SettingsIndex />
+    </HydrateClient>
+  );
+}

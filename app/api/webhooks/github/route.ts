@@ -1,0 +1,17 @@
+import { receiveGithubWebhook } from "@/server/domain/ingest/delivery/receive-github";
+import { env } from "@/server/env";
+import { webhookSql } from "./sql-pool";
+
+// GitHub webhooks: verify the signature, record the delivery with its evaluation job, answer.
+// Evaluation runs in the worker ("delivery.evaluate").
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export function POST(request: Request) {
+  return receiveGithubWebhook({
+    sql: webhookSql(),
+    request,
+    secret: env.GITHUB_WEBHOOK_SECRET,
+    maxBytes: env.WEBHOOK_MAX_BYTES,
+  });
+}

@@ -1,0 +1,18 @@
+import pg from "pg";
+import type { Sql } from "@/server/domain/ingest/delivery/sql";
+import { requireDatabaseUrl } from "@/server/env";
+
+// The webhook route's own small pg pool (see server/domain/ingest/delivery/sql.ts for why),
+// one per process, surviving dev reloads like the Prisma client does.
+const globalForPool = globalThis as unknown as { airlockWebhookPool?: pg.Pool };
+
+export function webhookSql(): Sql {
+  if (!globalForPool.airlockWebhookPool) {
+    const pool = new pg.Pool({ connectionString: requireDatabaseUrl(), max: 10, idleTimeoutMillis: 30_000 });
+    // An idle connection that dies (database restart) is replaced on the next query.
+    pool.on("error", () => undefined);
+    globalForPool.airlockWebhookPool = pool;
+  }
+  const pool = globalForPool.airlockWebhookPool;
+  return { query: async <R,>(text: string, values: readonly unknown[]) => ({ rows: (await pool.query(text, [...values])).rows as R[] }) };
+}

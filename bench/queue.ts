@@ -1,0 +1,166 @@
+// Queue and transcript benchmark: `npm run bench -- queue`.
+//  1. Dispatch latency: enqueue (commit of the run.dispatch job) -> attempt claimed by an idle
+//     in-process worker (LISTEN/NOTIFY pickup, admission, pool lock), and -> agent session
+//     started (workspace worktree + adapter), p50/p99 over sequential runs.
+//  2. Sustained event appends through the runner's path (fenced batches: run-row lock, fence
+//     check, gap-free seq, one NOTIFY per batch), for one run and for 50 runs at once, with every
+//     run's seq verified gap-free afterwards.
+// Starts its own throwaway PostgreSQL through scripts/with-db.mjs; bounded to about a minute.
+import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { rm } from "node:fs/promises";
+import { cpus, loadavg } from "node:os";
+import { performance } from "node:perf_hooks";
+import pg from "pg";
+
+const TARGET_P50_MS = 50;
+const TARGET_EVENTS_PER_SECOND = 5_000;
+const DISPATCH_SAMPLES = 60;
+const APPEND_SECONDS = 4;
+const BATCH = 100;
+const CONCURRENT_RUNS = 50;
+
+if (!process.env.DATABASE_URL) {
+  // Re-run under a throwaway, migrated PostgreSQL (the server modules read DATABASE_URL at import).
+  const r = spawnSync(process.execPath, ["scripts/with-db.mjs", "--", process.execPath, "--import", "tsx", "bench/queue.ts"], {
+    stdio: "inherit",
+    env: { ...process.env, BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET ?? "bench-secret-not-for-production-000" },
+  });
+  process.exit(r.status ?? 1);
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const fmt = (n: number) => n.toFixed(1);
+
+async function main() {
+  const { getDb } = await import("@/server/db");
+  const { RUN_EVENTS_CHANNEL } = await import("@/server/domain/events/append");
+  const { appendAttemptEvents } = await import("@/server/domain/runs/attempt-fence");
+  const { enqueueDispatch } = await import("@/server/domain/runs/attempts");
+  const fixtures = await import("@/server/queue/testing/fixtures");
+  const { startWorker } = await import("@/server/queue/worker");
+  const db = getDb();
+
+  // A maintainer for admission's role check (no password needed: nobody signs in here).
+  const maintainer = { user: await db.user.create({ data: { id: randomUUID(), email: "bench@airlock.local", name: "Bench" } }) };
+  const local = await fixtures.createLocalRepository({ files: { "README.md": "bench\n" } });
+  await db.membership.create({ data: { userId: maintainer.user.id, repositoryId: local.repository.id, role: "maintainer" } });
+  await fixtures.createPool({ concurrency: 100 });
+  const quick = await fixtures.createStack(
+    fixtures.scriptedSpec({ adapter: { kind: "command", command: ["node", "-e", "0"], env: [], outputFormat: "airlock" } }),
+  );
+  const worker = await startWorker({ settings: { dataDir: local.dataDir, keepFailedWorkspaceMs: 0 }, demo: false });
+
+  // ------------------------------------------------ 1. dispatch latency
+  // The claim transaction's events NOTIFY at its commit: their arrival is "attempt claimed".
+  const listener = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await listener.connect();
+  const firstNotice = new Map<string, number>();
+  listener.on("notification", (msg) => {
+    const runId = (JSON.parse(msg.payload ?? "{}") as { runId?: string }).runId;
+    if (runId && !firstNotice.has(runId)) firstNotice.set(runId, Date.now());
+  });
+  await listener.query(`LISTEN ${RUN_EVENTS_CHANNEL}`);
+  const toPickup: number[] = [];
+  const toClaim: number[] = [];
+  const toSession: number[] = [];
+  for (let i = 0; i < DISPATCH_SAMPLES + 5; i++) {
+    const run = await fixtures.createExecRun({ repositoryId: local.repository.id, stack: quick, sha: local.sha, actorUserId: maintainer.user.id });
+    // Start each sample with an idle worker (the previous attempt's cleanup finished).
+    while (worker.ctx.inflight.size > 0) await Promise.allSettled([...worker.ctx.inflight]);
+    firstNotice.delete(run.id);
+    const t0 = Date.now();
+    await enqueueDispatch(db, run.id);
+    let attempt = null;
+    while (!attempt) {
+      attempt = await db.dispatchAttempt.findFirst({ where: { runId: run.id, status: { in: ["succeeded", "failed"] } } });
+      if (!attempt) await new Promise((r) => setTimeout(r, 5));
+    }
+    if (attempt.status !== "succeeded") throw new Error(`bench attempt failed: ${attempt.exitReason}`);
+    if (i < 5) continue; // warm-up
+    // The claim transaction's first event is stamped with its start (now()): the job's pickup.
+    const first = await db.runEvent.findFirst({ where: { runId: run.id }, orderBy: { seq: "asc" }, select: { createdAt: true } });
+    toPickup.push(first!.createdAt.getTime() - t0);
+    toClaim.push(firstNotice.get(run.id)! - t0);
+    toSession.push(attempt.startedAt!.getTime() - t0);
+  }
+  await listener.end();
+  await worker.stop();
+  toPickup.sort((a, b) => a - b);
+  toClaim.sort((a, b) => a - b);
+  toSession.sort((a, b) => a - b);
+
+  // ------------------------------------------------ 2. event appends
+  async function runningAttempts(n: number) {
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const run = await fixtures.createExecRun({ repositoryId: local.repository.id, stack: quick, sha: local.sha });
+      await db.agentDispatchRun.update({ where: { id: run.id }, data: { status: "running" } });
+      const a = await db.dispatchAttempt.create({ data: { runId: run.id, number: 1, status: "running", fencingToken: 1, heartbeatAt: new Date() } });
+      out.push({ runId: run.id, attemptId: a.id, fencingToken: 1 });
+    }
+    return out;
+  }
+  const batch = (k: number) =>
+    Array.from({ length: BATCH }, (_, j) => ({ type: "log" as const, payload: { stream: "stdout" as const, text: `line ${k}.${j} ${"x".repeat(80)}` } }));
+  // One process's database pool has 10 connections: 50 runs' writers share them, as 50
+  // attempts on a few workers would (more waiting transactions would only time out).
+  let slots = 10;
+  const waiters: (() => void)[] = [];
+  const acquire = () => (slots > 0 ? (slots--, Promise.resolve()) : new Promise<void>((r) => waiters.push(r)));
+  const release = () => (waiters.length > 0 ? waiters.shift()!() : slots++);
+  async function appendFor(fences: { runId: string; attemptId: string; fencingToken: number }[]) {
+    let events = 0;
+    const deadline = performance.now() + APPEND_SECONDS * 1000;
+    const t0 = performance.now();
+    await Promise.all(
+      fences.map(async (fence) => {
+        for (let k = 0; performance.now() < deadline; k++) {
+          await acquire();
+          try {
+            await appendAttemptEvents({ db, fence, events: batch(k) });
+          } finally {
+            release();
+          }
+          events += BATCH;
+        }
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    for (const f of fences) {
+      const rows = await db.runEvent.findMany({ where: { runId: f.runId }, select: { seq: true }, orderBy: { seq: "asc" } });
+      if (rows.some((r, i) => r.seq !== i + 1)) throw new Error(`seq gap in run ${f.runId}`);
+      const run = await db.agentDispatchRun.findUniqueOrThrow({ where: { id: f.runId }, select: { lastEventSeq: true } });
+      if (run.lastEventSeq !== rows.length) throw new Error(`lastEventSeq mismatch in run ${f.runId}`);
+    }
+    return { events, perSecond: events / seconds };
+  }
+  const one = await appendFor(await runningAttempts(1));
+  const many = await appendFor(await runningAttempts(CONCURRENT_RUNS));
+
+  const row = (name: string, value: string, target: string, ok: boolean) => `  ${name.padEnd(44)} ${value.padStart(14)}   ${target.padEnd(12)} ${ok ? "ok" : "MISSED"}`;
+  console.log(
+    [
+      "",
+      `Load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores`,
+      `Queue benchmark (${DISPATCH_SAMPLES} sequential dispatches; appends in batches of ${BATCH} for ${APPEND_SECONDS} s)`,
+      row("enqueue -> job picked up by the worker, p50", `${fmt(pct(toPickup, 50))} ms`, "", true),
+      row("enqueue -> job picked up by the worker, p99", `${fmt(pct(toPickup, 99))} ms`, "", true),
+      row("enqueue -> attempt claimed (admitted), p50", `${fmt(pct(toClaim, 50))} ms`, `< ${TARGET_P50_MS} ms`, pct(toClaim, 50) < TARGET_P50_MS),
+      row("enqueue -> attempt claimed (admitted), p99", `${fmt(pct(toClaim, 99))} ms`, "", true),
+      row("enqueue -> agent session started, p50", `${fmt(pct(toSession, 50))} ms`, "", true),
+      row("enqueue -> agent session started, p99", `${fmt(pct(toSession, 99))} ms`, "", true),
+      row("event appends, 1 run", `${Math.round(one.perSecond)} /s`, "", true),
+      row(`event appends, ${CONCURRENT_RUNS} runs at once (seq gap-free)`, `${Math.round(many.perSecond)} /s`, `>= ${TARGET_EVENTS_PER_SECOND}/s`, many.perSecond >= TARGET_EVENTS_PER_SECOND),
+      "",
+    ].join("\n"),
+  );
+  await rm(local.dataDir, { recursive: true, force: true });
+  await db.$disconnect();
+  process.exit(0);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

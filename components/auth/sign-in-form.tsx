@@ -1,0 +1,74 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { authClient } from "@/components/providers/auth-client";
+import { Button } from "@/components/ui/button";
+
+export function SignInForm({ next, github }: { next: string; github: boolean }) {
+  const router = useRouter();
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+
+  async function onSubmit(e: React.FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    setPending(true);
+    setError(null);
+    const { error: failure } = await authClient.signIn.email({
+      email: String(form.get("email") ?? ""),
+      password: String(form.get("password") ?? ""),
+    });
+    setPending(false);
+    if (failure) {
+      setError(failure.status === 401 ? "Wrong email or password." : (failure.message ?? "Sign-in failed; try again."));
+      return;
+    }
+    router.replace(next);
+    router.refresh();
+  }
+
+  return (
+    <div className="rounded-xl border border-zinc-200 bg-white p-6 shadow-sm dark:border-zinc-800 dark:bg-zinc-900">
+      <form onSubmit={onSubmit} className="space-y-4" noValidate>
+        <label className="block text-sm font-medium">
+          Email
+          <input
+            name="email"
+            type="email"
+            autoComplete="username"
+            required
+            className="mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm shadow-xs focus:border-indigo-500 focus:outline-none dark:border-zinc-700 dark:bg-zinc-950"
+          />
+        </label>
+        <label className="block text-sm font-medium">
+          Password
+          <input
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            className="mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm shadow-xs focus:border-indigo-500 focus:outline-none dark:border-zinc-700 dark:bg-zinc-950"
+          />
+        </label>
+        {error && (
+          <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-300">
+            {error}
+          </p>
+        )}
+        <Button type="submit" variant="primary" className="w-full" disabled={pending}>
+          {pending ? "Signing in…" : "Sign in"}
+        </Button>
+      </form>
+      {github && (
+        <Button
+          type="button"
+          className="mt-3 w-full"
+          onClick={() => authClient.signIn.social({ provider: "github", callbackURL: next })}
+        >
+          Sign in with GitHub
+        </Button>
+      )}
+    </div>
+  );
+}

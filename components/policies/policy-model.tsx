@@ -1,0 +1,54 @@
+import type { PolicyDefinition } from "@/server/domain/policy/schemas";
+import { Badge } from "@/components/ui/badge";
+
+// The model the rules are written against: the subject, its typed properties and the
+// fail-closed defaults. Shown read-only; it changes with Airlock, not in the rule editor.
+
+function typeOf(p: PolicyDefinition["properties"][number]): string {
+  if (p.type === "enum") return p.values.join(" | ");
+  if (p.type === "integer") return `integer ${p.min ?? "−∞"}…${p.max ?? "∞"}`;
+  return p.type;
+}
+
+export function PolicyModel({ definition }: { definition: PolicyDefinition }) {
+  return (
+    <section aria-label="Model" className="space-y-3">
+      <h2 className="text-xs font-semibold tracking-wide text-zinc-500 uppercase">
+        Model · subject <span className="font-mono normal-case">{definition.subject}</span>
+      </h2>
+      <div className="overflow-x-auto rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
+        <table className="w-full text-sm">
+          <thead className="border-b border-zinc-200 bg-zinc-50 text-left text-xs text-zinc-500 dark:border-zinc-800 dark:bg-zinc-900/60">
+            <tr>
+              <th className="px-3 py-1.5 font-medium">Property</th>
+              <th className="px-3 py-1.5 font-medium">Type</th>
+              <th className="px-3 py-1.5 font-medium">Set by</th>
+              <th className="px-3 py-1.5 font-medium">Meaning</th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">
+            {definition.properties.map((p) => (
+              <tr key={p.name}>
+                <td className="px-3 py-1.5 font-mono text-xs">
+                  {p.name}
+                  {p.cardinality === "1" && !p.rulesOnly && <span className="ml-1 text-zinc-400">(required)</span>}
+                </td>
+                <td className="px-3 py-1.5 font-mono text-xs">{typeOf(p)}</td>
+                <td className="px-3 py-1.5">{p.rulesOnly ? <Badge tone="progress">rules only</Badge> : <Badge tone="muted">facts</Badge>}</td>
+                <td className="px-3 py-1.5 text-zinc-600 dark:text-zinc-400">{p.description ?? ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <ul className="space-y-1 text-sm">
+        {definition.defaults.map((d) => (
+          <li key={d.property}>
+            When no rule matches, <span className="font-mono text-xs">{d.property}</span> = <strong>{String(d.value)}</strong>
+            <span className="text-zinc-500"> — {d.explanation}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,68 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useTRPC } from "@/components/providers/trpc";
+import { Badge } from "@/components/ui/badge";
+import { plainTerminalText } from "@/components/transcript/ansi";
+import { DiffView } from "@/components/transcript/diff-view";
+import { SafeMarkdown } from "@/components/transcript/safe-markdown";
+import { TerminalText } from "@/components/transcript/terminal-text";
+
+// One artifact of a run: a patch as a diff, a diagnosis or report as
+// (sanitised) Markdown, a log as terminal output. Content is bounded by the
+// server (2 MB); a cut is said out loud, never silent.
+
+export function ArtifactView({ runId, artifactId }: { runId: string; artifactId: string }) {
+  const trpc = useTRPC();
+  const artifact = useQuery(trpc.runs.artifact.queryOptions({ runId, artifactId }));
+  if (artifact.isPending) return <p className="text-sm text-zinc-600">Loading artifact…</p>;
+  if (artifact.error) {
+    return (
+      <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+        {artifact.error.message}
+      </p>
+    );
+  }
+  const a = artifact.data;
+  const content = a.content ?? "";
+  const markdown = a.kind === "diagnosis" || a.kind === "report" || a.mediaType.includes("markdown") || a.name.endsWith(".md");
+  return (
+    <div className="space-y-4">
+      <header className="space-y-1">
+        <nav aria-label="Breadcrumb" className="text-sm text-zinc-600 dark:text-zinc-400">
+          <Link href="/runs" className="hover:underline">
+            Runs
+          </Link>{" "}
+          /{" "}
+          <Link href={`/runs/${runId}`} className="hover:underline">
+            Run
+          </Link>{" "}
+          / artifact
+        </nav>
+        <div className="flex flex-wrap items-center gap-2">
+          <h1 className="font-mono text-lg font-semibold break-all">{a.name}</h1>
+          <Badge>{a.kind}</Badge>
+          <span className="text-sm text-zinc-600 dark:text-zinc-400">{a.sizeBytes.toLocaleString("en")} bytes</span>
+        </div>
+        <p className="font-mono text-xs break-all text-zinc-600 dark:text-zinc-400">{a.digest}</p>
+        {a.truncated && (
+          <p role="status" className="rounded-md bg-amber-50 px-2 py-1 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-200">
+            Showing the first 2 MB of {a.sizeBytes.toLocaleString("en")} bytes.
+          </p>
+        )}
+      </header>
+      {a.content === null ? (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">Stored outside Airlock{a.location ? `: ${plainTerminalText(a.location)}` : ""}.</p>
+      ) : a.kind === "patch" ? (
+        <DiffView patch={content} />
+      ) : markdown ? (
+        <article className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+          <SafeMarkdown text={plainTerminalText(content)} />
+        </article>
+      ) : (
+        <TerminalText text={content} startLine={1} anchorPrefix="L" label={a.name} maxLines={5_000} />
+      )}
+    </div>
+  );
+}

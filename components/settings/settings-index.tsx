@@ -1,0 +1,46 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useTRPC } from "@/components/providers/trpc";
+import { Badge } from "@/components/ui/badge";
+
+// Settings: each repository the user can see (policy at a glance, their role), and the runner
+// pools, service accounts and grants every run is admitted against.
+
+export function SettingsIndex() {
+  const trpc = useTRPC();
+  const repos = useQuery(trpc.repositorySettings.list.queryOptions());
+  return (
+    <div className="space-y-6">
+      <div>
+        <h1 className="text-xl font-semibold">Settings</h1>
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">Repository policy and members; runner pools, service accounts and grants.</p>
+      </div>
+      <section aria-label="Runner pools and grants" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+        <h2 className="text-sm font-semibold">
+          <Link href="/settings/pools" className="text-indigo-700 hover:underline dark:text-indigo-400">Runner pools, service accounts and grants</Link>
+        </h2>
+        <p className="text-xs text-zinc-500">Trust tiers, concurrency, task kinds, and which secrets and ConfigMaps each stack may receive (names only). Airlock admins change them.</p>
+      </section>
+      <section aria-label="Repositories" className="space-y-2">
+        <h2 className="text-sm font-semibold">Repositories</h2>
+        {repos.error && <p role="alert" className="text-sm text-red-600">{repos.error.message}</p>}
+        <ul className="divide-y divide-zinc-100 rounded-lg border border-zinc-200 bg-white dark:divide-zinc-800 dark:border-zinc-800 dark:bg-zinc-900">
+          {(repos.data ?? []).map((r) => (
+            <li key={r.id} className="flex flex-wrap items-center gap-3 px-3 py-2 text-sm">
+              <Link href={`/settings/repositories/${r.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-400">{r.fullName}</Link>
+              <Badge tone="muted">{r.forge}</Badge>
+              <Badge tone="neutral">{r.role ?? "no role"}</Badge>
+              <span className="text-xs text-zinc-500">
+                auto-run {r.autoRunOnFailedCheck ? "on" : "off"} · bot comments {r.botCommentsAllowed ? "allowed" : "off"} · {r.writeBackExceptions.length} write-back exception
+                {r.writeBackExceptions.length === 1 ? "" : "s"} · {r._count.memberships} members · {r._count.triggerRules} rules
+              </span>
+            </li>
+          ))}
+        </ul>
+        {repos.data?.length === 0 && <p className="text-sm text-zinc-500">You have no role on any repository.</p>}
+      </section>
+    </div>
+  );
+}

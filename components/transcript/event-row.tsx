@@ -1,0 +1,274 @@
+"use client";
+
+import Link from "next/link";
+import { memo } from "react";
+import { Badge } from "@/components/ui/badge";
+import { cn } from "@/components/ui/cn";
+import { formatDuration, formatUsd } from "@/components/ui/format";
+import { plainTerminalText } from "./ansi";
+import { payloadOf, toolDuration, type EventRow } from "./model";
+import { SafeMarkdown } from "./safe-markdown";
+import { splitHighlights } from "./search";
+import type { TEvent } from "./store";
+import { TerminalText } from "./terminal-text";
+
+// One transcript row. Every value shown comes from an untrusted payload: text
+// goes in as React text, Markdown through SafeMarkdown, terminal output
+// through TerminalText, and links only to Airlock's own pages.
+
+// Strings from the payload, with terminal sequences and control characters removed.
+const s = (v: unknown) => (typeof v === "string" ? plainTerminalText(v) : "");
+/** The raw string, for terminal output rendered by TerminalText (which keeps colours). */
+const raw = (v: unknown) => (typeof v === "string" ? v : "");
+const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
+const words = (v: string) => v.replaceAll("_", " ");
+const clip = (v: string, max: number) => (v.length > max ? `${v.slice(0, max)}…` : v);
+
+/** Pretty JSON for display, bounded. */
+export function jsonPreview(value: unknown, max = 8_000): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value, null, 2) ?? "null";
+  } catch {
+    text = String(value);
+  }
+  // JSON escapes C0 controls but not DEL and C1 (8-bit CSI/OSC): escape those too.
+  text = text.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.length > max ? `${text.slice(0, max)}\n… (${(text.length - max).toLocaleString("en")} more characters)` : text;
+}
+
+function inputSummary(input: unknown): string {
+  const p = payloadOf(input);
+  for (const key of ["command", "file_path", "path", "pattern", "query", "url", "description"]) {
+    if (typeof p[key] === "string") return plainTerminalText(p[key]);
+  }
+  return plainTerminalText(jsonPreview(input, 400).replace(/\s+/g, " "));
+}
+
+function Hl({ text, query }: { text: string; query?: string }) {
+  if (!query) return <>{text}</>;
+  return (
+    <>
+      {splitHighlights(text, query).map((h, i) => (h.match ? <mark key={i} className="rounded-sm bg-yellow-300 text-zinc-900">{h.text}</mark> : h.text))}
+    </>
+  );
+}
+
+const time = (at: number) => new Date(at).toLocaleTimeString("en-GB", { hour12: false });
+
+export type EventRowProps = {
+  row: EventRow;
+  runId: string;
+  expanded: boolean;
+  collapsed: boolean;
+  selected: boolean;
+  match: "none" | "match" | "current";
+  query?: string;
+  onToggle: (seq: number) => void;
+  onToggleSubagent: (id: string) => void;
+};
+
+export const EventRowView = memo(function EventRowView(props: EventRowProps) {
+  const { row, selected, match } = props;
+  const e = row.event;
+  return (
+    <div
+      id={`event-${e.seq}`}
+      data-seq={e.seq}
+      data-type={e.type}
+      aria-current={selected ? "true" : undefined}
+      className={cn(
+        "flex gap-2 border-b border-zinc-100 py-1.5 pr-3 text-sm dark:border-zinc-800/70",
+        selected && "bg-indigo-50 dark:bg-indigo-950/40",
+        match === "match" && "bg-yellow-50 dark:bg-yellow-950/30",
+        match === "current" && "bg-yellow-100 ring-2 ring-yellow-400 ring-inset dark:bg-yellow-900/40",
+      )}
+      style={{ paddingLeft: 8 + row.depth * 18 }}
+    >
+      <a href={`#event-${e.seq}`} className="w-12 shrink-0 pt-0.5 text-right font-mono text-[11px] text-zinc-500 hover:text-indigo-600 dark:text-zinc-400" aria-label={`Link to event ${e.seq}`}>
+        {e.seq}
+      </a>
+      <div className={cn("min-w-0 flex-1", row.depth > 0 && "border-l-2 border-indigo-200 pl-2 dark:border-indigo-900")}>
+        <EventBody {...props} />
+      </div>
+      <time className="shrink-0 pt-0.5 font-mono text-[11px] text-zinc-500 dark:text-zinc-400" dateTime={new Date(e.at).toISOString()} suppressHydrationWarning>
+        {time(e.at)}
+      </time>
+    </div>
+  );
+});
+
+function Toggle({ expanded, onClick, children, label }: { expanded: boolean; onClick: () => void; children: React.ReactNode; label: string }) {
+  return (
+    <button type="button" aria-expanded={expanded} aria-label={label} onClick={onClick} className="flex w-full min-w-0 items-center gap-1.5 text-left hover:text-indigo-700 dark:hover:text-indigo-300">
+      <span aria-hidden className="w-3 shrink-0 text-zinc-400">{expanded ? "▾" : "▸"}</span>
+      {children}
+    </button>
+  );
+}
+
+function RawPayload({ event }: { event: TEvent }) {
+  return <pre className="mt-1 max-h-96 overflow-auto rounded bg-zinc-100 p-2 font-mono text-xs whitespace-pre-wrap break-all dark:bg-zinc-900">{jsonPreview(event.payload)}</pre>;
+}
+
+function EventBody({ row, runId, expanded, collapsed, query, onToggle, onToggleSubagent }: EventRowProps) {
+  const e = row.event;
+  const p = payloadOf(e.payload);
+  const toggle = () => onToggle(e.seq);
+  const summaryLine = (label: React.ReactNode, text: string, tone: "neutral" | "muted" | "info" | "warning" | "danger" | "success" | "progress" = "neutral") => (
+    <>
+      <Toggle expanded={expanded} onClick={toggle} label={`Details of event ${e.seq}`}>
+        <Badge tone={tone}>{label}</Badge>
+        <span className="min-w-0 truncate text-zinc-700 dark:text-zinc-300">
+          <Hl text={text} query={query} />
+        </span>
+      </Toggle>
+      {expanded && <RawPayload event={e} />}
+    </>
+  );
+
+  switch (e.type) {
+    case "message": {
+      const role = s(p.role) || "assistant";
+      return (
+        <div>
+          <Badge tone={role === "assistant" ? "progress" : role === "user" ? "info" : "muted"}>{role}</Badge>
+          <SafeMarkdown text={raw(p.text)} />
+        </div>
+      );
+    }
+    case "tool_call": {
+      const result = row.result;
+      const rp = payloadOf(result?.payload);
+      const failed = rp.isError === true;
+      const duration = toolDuration(e, result);
+      return (
+        <div>
+          <Toggle expanded={expanded} onClick={toggle} label={`Tool call ${s(p.name)}, ${result ? (failed ? "failed" : "succeeded") : "running"}`}>
+            <Badge tone={!result ? "progress" : failed ? "danger" : "success"}>{!result ? "running" : failed ? "error" : "ok"}</Badge>
+            <span className="font-mono text-xs font-semibold">{clip(s(p.name), 80)}</span>
+            <span className="min-w-0 truncate font-mono text-xs text-zinc-500 dark:text-zinc-400">
+              <Hl text={clip(inputSummary(p.input), 200)} query={query} />
+            </span>
+            {duration !== null && <span className="ml-auto shrink-0 text-xs text-zinc-500 dark:text-zinc-400">{formatDuration(duration)}</span>}
+          </Toggle>
+          {expanded && (
+            <div className="mt-1 space-y-1">
+              <div className="text-xs text-zinc-500">Input</div>
+              <TerminalText text={jsonPreview(p.input, 64_000)} maxLines={60} query={query} />
+              {result ? (
+                <>
+                  <div className="text-xs text-zinc-500">
+                    Output {failed && <span className="text-red-600 dark:text-red-400">(error)</span>} · <a href={`#event-${result.seq}`} className="underline">event {result.seq}</a>
+                  </div>
+                  <TerminalText text={raw(rp.output)} maxLines={60} query={query} />
+                </>
+              ) : (
+                <div className="text-xs text-zinc-500">No result yet.</div>
+              )}
+            </div>
+          )}
+        </div>
+      );
+    }
+    case "tool_result":
+      return (
+        <div>
+          <Toggle expanded={expanded} onClick={toggle} label={`Tool result for ${s(p.toolCallId)}`}>
+            <Badge tone={p.isError === true ? "danger" : "success"}>result</Badge>
+            <span className="min-w-0 truncate font-mono text-xs text-zinc-500">call {clip(s(p.toolCallId), 60)} (its call is in an earlier page)</span>
+          </Toggle>
+          {expanded && <TerminalText className="mt-1" text={raw(p.output)} maxLines={60} query={query} />}
+        </div>
+      );
+    case "subagent_started": {
+      const done = row.completion;
+      const cp = payloadOf(done?.payload);
+      const id = s(p.id);
+      return (
+        <div>
+          <Toggle expanded={!collapsed} onClick={() => onToggleSubagent(id)} label={`Subagent ${s(p.name)}, ${collapsed ? "collapsed" : "expanded"}`}>
+            <Badge tone={!done ? "progress" : cp.isError === true ? "danger" : "info"}>subagent</Badge>
+            <span className="font-medium">{clip(s(p.name), 100)}</span>
+            <span className="text-xs text-zinc-500 dark:text-zinc-400">
+              {!done ? "running" : cp.isError === true ? "failed" : "completed"} · {row.childCount ?? 0} events
+              {done && ` · ${formatDuration(done.at - e.at)}`}
+            </span>
+          </Toggle>
+          {(s(cp.summary) || s(p.summary)) && (
+            <p className="mt-0.5 text-xs break-words text-zinc-600 dark:text-zinc-400">
+              <Hl text={clip(s(cp.summary) || s(p.summary), 2_000)} query={query} />
+            </p>
+          )}
+        </div>
+      );
+    }
+    case "subagent_completed":
+      return summaryLine("subagent done", `${s(p.name)}${p.isError === true ? " (failed)" : ""}`, "info");
+    case "log":
+      return (
+        <div>
+          <Badge tone={s(p.stream) === "stderr" ? "danger" : "muted"}>{s(p.stream) || "log"}</Badge>
+          <TerminalText className="mt-1" text={raw(p.text)} maxLines={30} query={query} />
+        </div>
+      );
+    case "artifact_produced":
+      return (
+        <div className="flex flex-wrap items-center gap-2">
+          <Badge tone="success">artifact</Badge>
+          <span className="font-mono text-xs">{clip(s(p.name), 200)}</span>
+          <span className="text-xs text-zinc-500">
+            {words(s(p.kind))} · {(n(p.sizeBytes) ?? 0).toLocaleString("en")} B · <span title={s(p.digest)}>{clip(s(p.digest), 19)}</span>
+          </span>
+          {s(p.artifactId) && (
+            <Link href={`/runs/${runId}/artifacts/${encodeURIComponent(s(p.artifactId))}`} className="text-xs text-indigo-600 underline dark:text-indigo-400">
+              Open
+            </Link>
+          )}
+        </div>
+      );
+    case "approval_requested": {
+      const t = payloadOf(p.target);
+      const target = [s(t.branch) && `branch ${s(t.branch)}`, n(t.prNumber) && `PR #${n(t.prNumber)}`, s(t.check) && `check ${s(t.check)}`].filter(Boolean).join(", ");
+      return (
+        <div>
+          <div className="flex flex-wrap items-center gap-2">
+            <Badge tone="warning">approval requested</Badge>
+            <span className="font-medium">{words(s(p.action))}</span>
+            {target && <span className="text-xs text-zinc-500">→ {target}</span>}
+            <Link href="/approvals" className="text-xs text-indigo-600 underline dark:text-indigo-400">Approvals</Link>
+          </div>
+          <p className="mt-0.5 text-xs text-zinc-600 dark:text-zinc-400"><Hl text={clip(s(p.reason), 2_000)} query={query} /></p>
+        </div>
+      );
+    }
+    case "write_back_requested":
+      return summaryLine("write-back requested", words(s(p.action)), "warning");
+    case "write_back_completed":
+      return summaryLine(`write-back ${s(p.outcome)}`, `${words(s(p.action))}${s(p.externalRef) ? ` · ${s(p.externalRef)}` : ""}${s(p.error) ? ` · ${s(p.error)}` : ""}`, s(p.outcome) === "failed" ? "danger" : "success");
+    case "status": {
+      const scope = s(p.scope) === "attempt" ? `Attempt ${n(p.attemptNumber) ?? ""}` : "Run";
+      return summaryLine("status", `${scope}: ${p.from ? `${words(s(p.from))} → ` : ""}${words(s(p.to))}${s(p.reason) ? ` — ${s(p.reason)}` : ""}`, "info");
+    }
+    case "cost":
+      return summaryLine(
+        "cost",
+        `${(n(p.inputTokens) ?? 0).toLocaleString("en")} in / ${(n(p.outputTokens) ?? 0).toLocaleString("en")} out tokens${n(p.usd) !== null ? ` · ${formatUsd(n(p.usd)!)}` : ""}${s(p.model) ? ` · ${s(p.model)}` : ""}`,
+        "muted",
+      );
+    case "heartbeat":
+      return <span className="text-xs text-zinc-400">heartbeat</span>;
+    case "queue":
+      return summaryLine("queue", `Attempt ${n(p.attemptNumber) ?? "?"} ${s(p.phase)}${s(p.poolName) ? ` on ${s(p.poolName)}` : ""}${n(p.waitMs) !== null ? ` after ${formatDuration(n(p.waitMs))}` : ""}`, "muted");
+    case "admission":
+      return summaryLine(p.admitted === true ? "admitted" : "refused", s(p.summary), p.admitted === true ? "success" : "danger");
+    case "trigger_matched":
+      return summaryLine("trigger", `Rule ${s(p.ruleName)} matched (${words(s(p.triggerKind))})`, "muted");
+    case "dispatch_skipped":
+      return summaryLine("skipped", s(p.reason), "muted");
+    case "context_assembled":
+      return summaryLine("context", `${(n(p.sizeBytes) ?? 0).toLocaleString("en")} B, ${n(p.redactions) ?? 0} redactions${p.truncated === true ? ", truncated" : ""}`, "muted");
+    default:
+      return summaryLine(clip(e.type, 40), clip(jsonPreview(e.payload, 300).replace(/\s+/g, " "), 200), "muted");
+  }
+}

@@ -1,0 +1,33 @@
+// The RunEvent types the page listens for on the SSE stream (EventSource needs
+// a listener per `event:` name). Kept equal to the server catalogue by a test
+// (server/streaming/event-types.test.ts), so a new type is not missed live.
+export const transcriptEventTypes = [
+  "message",
+  "tool_call",
+  "tool_result",
+  "subagent_started",
+  "subagent_completed",
+  "artifact_produced",
+  "heartbeat",
+  "cost",
+  "log",
+  "approval_requested",
+  "write_back_requested",
+  "write_back_completed",
+  "status",
+  "queue",
+  "trigger_matched",
+  "dispatch_skipped",
+  "context_assembled",
+  "admission",
+] as const;
+
+/** Events after which the run's header and panes are out of date. */
+export const runChangingTypes: ReadonlySet<string> = new Set([
+  "status",
+  "artifact_produced",
+  "approval_requested",
+  "write_back_completed",
+  "cost",
+  "admission",
+]);

@@ -1,0 +1,251 @@
+"use client";
+
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useId, useState } from "react";
+import { FormProvider, useForm, useWatch } from "react-hook-form";
+import { toast } from "sonner";
+import { CheckboxField, SelectField, TextField } from "@/components/forms/fields";
+import { ConflictPanel, ReadOnlyNote, RefusalBanner } from "@/components/forms/form-status";
+import { StringListField } from "@/components/forms/list-fields";
+import { useConfigForm } from "@/components/forms/use-config-form";
+import { useTRPC } from "@/components/providers/trpc";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { taskKindLabel } from "@/components/ui/format";
+import { TRIGGER_KINDS } from "@/server/domain/ingest/schemas";
+import {
+  ALLOWED_TASK_KINDS,
+  APPLICABLE_KEYS,
+  MATCH_KEY_FIELDS,
+  TRIGGER_DEFAULTS,
+  emptyTriggerRule,
+  zTriggerRuleInput,
+  type MatchKey,
+  type TriggerRuleFormValues,
+  type TriggerRuleInput,
+} from "@/server/domain/triggers/forms/schemas";
+import { DryRunPanel } from "./dry-run-panel";
+
+// A trigger rule as a form (the same zTriggerRuleInput the procedures validate with). Only the
+// match keys the kind can carry are shown; changing the kind clears the others. The dry run
+// below tries the form's rule, saved or not.
+
+export const KIND_LABELS: Record<(typeof TRIGGER_KINDS)[number], string> = {
+  failed_check: "Failed check",
+  pr_comment: "PR comment",
+  label: "Label",
+  check_rerun: "Check rerun",
+  release: "Release",
+  flaky_scan: "Flaky scan",
+  manual: "Manual",
+};
+
+type Right = { allowed: true; reason: null } | { allowed: false; reason: string };
+type Rule = TriggerRuleInput & { id: string; version: number };
+
+const toForm = (r: TriggerRuleInput): TriggerRuleFormValues => ({
+  name: r.name,
+  kind: r.kind,
+  stackId: r.stackId,
+  taskKind: r.taskKind,
+  action: r.action,
+  enabled: r.enabled,
+  pathFilters: r.pathFilters,
+  repositoryId: r.repositoryId ?? "",
+  workflow: r.workflow ?? "",
+  job: r.job ?? "",
+  step: r.step ?? "",
+  branchGlob: r.branchGlob ?? "",
+  failureSignature: r.failureSignature ?? "",
+});
+
+export function RuleEditor({ ruleId }: { ruleId: string | null }) {
+  const trpc = useTRPC();
+  const options = useQuery(trpc.triggers.formOptions.queryOptions());
+  const detail = useQuery({ ...trpc.triggers.byId.queryOptions({ ruleId: ruleId ?? "" }), enabled: ruleId !== null });
+  if (options.isPending || (ruleId !== null && detail.isPending)) return <p className="text-sm text-zinc-500">Loading…</p>;
+  const error = options.error ?? detail.error;
+  if (error || !options.data) return <p role="alert" className="text-sm text-red-600">{error?.message}</p>;
+  if (ruleId !== null && detail.data) {
+    const { rule, canEdit } = detail.data;
+    return <RuleForm key={rule.id} rule={rule} canEdit={canEdit} options={options.data} stackLabel={rule.stack.archivedAt ? `${rule.stack.name} (archived)` : rule.stack.name} />;
+  }
+  const canCreate: Right =
+    options.data.canManageGlobal || options.data.repositories.some((r) => r.canManage)
+      ? { allowed: true, reason: null }
+      : { allowed: false, reason: "Creating a trigger rule needs the maintainer role on a repository." };
+  return <RuleForm rule={null} canEdit={canCreate} options={options.data} stackLabel={null} />;
+}
+
+type Options = {
+  repositories: { id: string; fullName: string; autoRunOnFailedCheck: boolean; role: string | null; canManage: boolean }[];
+  stacks: { id: string; name: string; version: number }[];
+  canManageGlobal: boolean;
+};
+
+function RuleForm({ rule, canEdit, options, stackLabel }: { rule: Rule | null; canEdit: Right; options: Options; stackLabel: string | null }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const noteId = useId();
+  const [baseVersion, setBaseVersion] = useState(rule?.version ?? 0);
+  const firstRepo = options.repositories.find((r) => r.canManage)?.id ?? "";
+  const form = useForm<TriggerRuleFormValues, unknown, TriggerRuleInput>({
+    resolver: zodResolver(zTriggerRuleInput),
+    mode: "onTouched",
+    defaultValues: rule ? toForm(rule) : { ...emptyTriggerRule(), repositoryId: firstRepo },
+  });
+  const status = useConfigForm(form, { canEdit: canEdit.allowed });
+  const kind = useWatch({ control: form.control, name: "kind" });
+  const repositoryId = useWatch({ control: form.control, name: "repositoryId" });
+  const action = useWatch({ control: form.control, name: "action" });
+  const applicable = APPLICABLE_KEYS[kind];
+  const show = (key: MatchKey) => applicable.includes(key);
+
+  const onKind = (next: string) => {
+    const k = next as TriggerRuleFormValues["kind"];
+    for (const key of Object.keys(MATCH_KEY_FIELDS) as MatchKey[]) {
+      if (key === "repository" || APPLICABLE_KEYS[k].includes(key)) continue;
+      const field = MATCH_KEY_FIELDS[key];
+      form.setValue(field, field === "pathFilters" ? [] : "", { shouldDirty: true });
+    }
+    if (!ALLOWED_TASK_KINDS[k].includes(form.getValues("taskKind"))) form.setValue("taskKind", TRIGGER_DEFAULTS[k].taskKind, { shouldDirty: true });
+    if (!rule) form.setValue("action", TRIGGER_DEFAULTS[k].action, { shouldDirty: true });
+  };
+
+  const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.triggers.list.queryKey() });
+  const create = useMutation(trpc.triggers.create.mutationOptions({ onError: status.onError }));
+  const update = useMutation(trpc.triggers.update.mutationOptions({ onError: status.onError }));
+  const remove = useMutation(
+    trpc.triggers.delete.mutationOptions({
+      onError: status.onError,
+      onSuccess: async () => {
+        form.reset();
+        toast.success("Rule deleted");
+        await invalidate();
+        router.push("/triggers");
+      },
+    }),
+  );
+  const saving = create.isPending || update.isPending || remove.isPending;
+
+  const onSubmit = form.handleSubmit(async (values) => {
+    const saved = rule
+      ? await update.mutateAsync({ ...values, ruleId: rule.id, expectedVersion: baseVersion }).catch(() => null)
+      : await create.mutateAsync(values).catch(() => null);
+    if (!saved) return;
+    form.reset(toForm(saved));
+    setBaseVersion(saved.version);
+    status.onSaved(rule ? `Saved ${saved.name} (v${saved.version})` : `Created rule ${saved.name}`);
+    await invalidate();
+    if (!rule) router.push(`/triggers/${saved.id}`);
+  });
+
+  const loadTheirs = async () => {
+    if (!rule || !status.conflict) return;
+    form.reset(toForm(status.conflict.current as TriggerRuleInput));
+    setBaseVersion(status.conflict.currentVersion);
+    status.clear();
+    await queryClient.invalidateQueries({ queryKey: trpc.triggers.byId.queryKey({ ruleId: rule.id }) });
+  };
+  const keepMine = () => {
+    if (!status.conflict) return;
+    setBaseVersion(status.conflict.currentVersion);
+    status.clear();
+  };
+
+  const repo = options.repositories.find((r) => r.id === repositoryId);
+  const stackOptions = [
+    { value: "", label: "Pick a stack" },
+    ...(rule && stackLabel && !options.stacks.some((s) => s.id === rule.stackId) ? [{ value: rule.stackId, label: stackLabel }] : []),
+    ...options.stacks.map((s) => ({ value: s.id, label: `${s.name} (v${s.version})` })),
+  ];
+
+  return (
+    <div className="space-y-6">
+      <header className="space-y-1">
+        <div className="text-sm text-zinc-500">
+          <Link href="/triggers" className="hover:underline">Trigger rules</Link> / {rule ? rule.name : "new"}
+        </div>
+        <div className="flex items-center gap-2">
+          <h1 className="text-xl font-semibold">{rule ? rule.name : "New trigger rule"}</h1>
+          {rule && <Badge tone="neutral">v{baseVersion}</Badge>}
+        </div>
+      </header>
+      {!canEdit.allowed && <ReadOnlyNote id={noteId} reason={canEdit.reason} />}
+      {status.conflict && <ConflictPanel conflict={status.conflict} onLoadTheirs={() => void loadTheirs()} onKeepMine={keepMine} />}
+      <RefusalBanner messages={status.refusal} />
+      <FormProvider {...form}>
+        <form onSubmit={onSubmit} aria-label="Trigger rule" noValidate className="space-y-4">
+          <fieldset disabled={!canEdit.allowed || saving} aria-describedby={!canEdit.allowed ? noteId : undefined} className="min-w-0 space-y-4 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+            <div className="grid gap-3 sm:grid-cols-2">
+              <TextField name="name" label="Name" />
+              <SelectField name="kind" label="Kind" onValueChange={onKind} options={TRIGGER_KINDS.map((k) => ({ value: k, label: KIND_LABELS[k] }))} />
+              <SelectField
+                name="repositoryId"
+                label="Repository"
+                hint={options.canManageGlobal ? undefined : "A rule for every repository is an Airlock admin's to make."}
+                options={[
+                  { value: "", label: "Every repository", disabled: !options.canManageGlobal },
+                  ...options.repositories.map((r) => ({ value: r.id, label: r.canManage ? r.fullName : `${r.fullName} (you are ${r.role ?? "not a member"})`, disabled: !r.canManage })),
+                ]}
+              />
+              <SelectField name="stackId" label="Stack" options={stackOptions} />
+            </div>
+            <fieldset className="space-y-3">
+              <legend className="text-sm font-semibold">Match keys <span className="font-normal text-zinc-500">(empty: any)</span></legend>
+              <div className="grid gap-3 sm:grid-cols-2">
+                {show("workflow") && <TextField name="workflow" label="Workflow" placeholder="CI" />}
+                {show("job") && <TextField name="job" label="Job" hint="Matrix legs match too: test matches test (ubuntu, 20)" placeholder="test" />}
+                {show("step") && <TextField name="step" label="Step" placeholder="Run npm test" />}
+                {show("branch") && <TextField name="branchGlob" label={kind === "release" ? "Tag glob" : "Branch glob"} placeholder={kind === "release" ? "v2.*" : "main, release/*"} mono />}
+                {show("failureSignature") && <TextField name="failureSignature" label="Failure signature" hint="16 hex characters, from a failed job" mono />}
+              </div>
+              {show("paths") && <StringListField name="pathFilters" label="Path filters" hint="Globs on the changed files; start with ! to exclude." itemLabel="Path filter" addLabel="Add path filter" placeholder="src/**" mono />}
+            </fieldset>
+            <div className="grid gap-3 sm:grid-cols-3">
+              <SelectField name="taskKind" label="Task kind" options={ALLOWED_TASK_KINDS[kind].map((k) => ({ value: k, label: taskKindLabel[k] ?? k }))} />
+              <SelectField
+                name="action"
+                label="Action"
+                hint={kind === "failed_check" && action === "auto_run" && repo && !repo.autoRunOnFailedCheck ? `${repo.fullName} does not allow auto-run on failed checks: these runs stay suggestions.` : undefined}
+                options={[
+                  { value: "suggest", label: "Suggest (a person starts it)" },
+                  { value: "auto_run", label: "Auto-run" },
+                ]}
+              />
+              <CheckboxField name="enabled" label="Enabled" className="self-end pb-2" />
+            </div>
+          </fieldset>
+          {canEdit.allowed && (
+            <div className="flex flex-wrap items-center gap-3">
+              <Button type="submit" variant="primary" disabled={saving}>
+                {saving ? "Saving…" : rule ? `Save as v${baseVersion + 1}` : "Create rule"}
+              </Button>
+              <Button type="button" disabled={!form.formState.isDirty || saving} onClick={() => form.reset()}>
+                Discard changes
+              </Button>
+              {rule && (
+                <Button
+                  type="button"
+                  variant="danger"
+                  className="ml-auto"
+                  disabled={saving}
+                  onClick={() => {
+                    if (window.confirm(`Delete ${rule.name}? Runs it made keep their history.`)) remove.mutate({ ruleId: rule.id, expectedVersion: baseVersion });
+                  }}
+                >
+                  Delete rule
+                </Button>
+              )}
+            </div>
+          )}
+        </form>
+        <DryRunPanel ruleId={rule?.id ?? null} />
+      </FormProvider>
+    </div>
+  );
+}

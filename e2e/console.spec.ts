@@ -1,0 +1,38 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, signIn, test } from "./fixtures";
+
+test.describe("metrics and audit", () => {
+  test("the metrics page shows figures from the database, and /api/metrics serves Prometheus text", async ({ page, baseURL, request }) => {
+    await signIn(page, baseURL!, "user_admin");
+    await page.goto("/metrics");
+    await expect(page.getByRole("heading", { name: "Metrics" })).toBeVisible();
+    await expect(page.getByText("Queue wait p50 / p95")).toBeVisible();
+    const queued = page.locator("dt", { hasText: /^Queued$/ }).locator("xpath=following-sibling::dd[1]");
+    await expect(queued).toHaveText(/^\d+$/);
+    const scrape = await request.get("/api/metrics");
+    expect(scrape.headers()["content-type"]).toContain("text/plain");
+    const text = await scrape.text();
+    expect(text).toMatch(/^airlock_runs\{status="succeeded"\} [1-9]\d*$/m);
+    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(violations.map((v) => v.id)).toEqual([]);
+  });
+
+  test("the audit log lists who did what, and filters by action", async ({ page, baseURL }) => {
+    await signIn(page, baseURL!, "user_admin");
+    await page.goto("/audit");
+    await expect(page.getByRole("heading", { name: "Audit log" })).toBeVisible();
+    const rows = page.getByTestId("audit-table").getByRole("row");
+    await expect(rows.first()).toBeVisible();
+    await page.getByLabel("Filter by action").fill("zzz-no-such-action");
+    await expect(page.getByText("No audit entries match.")).toBeVisible();
+    const violations = (await new AxeBuilder({ page }).analyze()).violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(violations.map((v) => v.id)).toEqual([]);
+  });
+
+  test("signed-out visitors are sent to sign-in from every console page", async ({ page }) => {
+    for (const path of ["/approvals", "/stacks", "/triggers", "/policies", "/metrics", "/audit", "/settings"]) {
+      await page.goto(path);
+      await expect(page).toHaveURL(new RegExp(`/sign-in\\?next=${encodeURIComponent(path)}`));
+    }
+  });
+});

@@ -1,0 +1,73 @@
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import pg from "pg";
+
+// Direct access to the e2e server's throwaway database (its URL is written by
+// the webServer command in playwright.config.ts): specs create their own runs
+// and append events the way a worker does, with the same SQL as
+// server/domain/events/append.ts (counter bump, insert, NOTIFY in one transaction).
+
+export async function e2eDb() {
+  const url = readFileSync("test-results/e2e-database-url", "utf8").trim();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return client;
+}
+
+type Client = pg.Client;
+export type EventInput = { type: string; payload: unknown };
+
+export async function userByEmail(db: Client, email: string) {
+  const { rows } = await db.query<{ id: string }>(`SELECT "id" FROM "User" WHERE "email" = $1`, [email]);
+  if (!rows[0]) throw new Error(`no user ${email}`);
+  return rows[0].id;
+}
+
+/** A repository where `email` has `role`. */
+export async function repositoryOf(db: Client, email: string, role: "viewer" | "maintainer" | "admin") {
+  const { rows } = await db.query<{ repositoryId: string }>(
+    `SELECT m."repositoryId" FROM "Membership" m JOIN "User" u ON u."id" = m."userId" WHERE u."email" = $1 AND m."role" = $2 ORDER BY m."repositoryId" LIMIT 1`,
+    [email, role],
+  );
+  if (!rows[0]) throw new Error(`${email} is ${role} of no repository`);
+  return rows[0].repositoryId;
+}
+
+export async function createRun(db: Client, opts: { repositoryId: string; title: string; status?: string }) {
+  const id = `e2e${randomUUID().replaceAll("-", "").slice(0, 20)}`;
+  const digest = `sha256:${"0".repeat(64)}`;
+  await db.query(
+    `INSERT INTO "AgentDispatchRun" ("id", "title", "repositoryId", "source", "taskKind", "actor", "status", "headSha", "headBranch",
+       "stackSnapshot", "stackDigest", "contextBundle", "contextDigest", "prompt", "promptHash", "dedupeKey", "updatedAt")
+     VALUES ($1, $2, $3, 'manual', 'diagnose', 'e2e', $4, $5, 'e2e/branch', $6, $7, $8, $7, 'Diagnose.', $7, $9, now())`,
+    [id, opts.title, opts.repositoryId, opts.status ?? "running", "e".repeat(40), JSON.stringify({ name: "e2e-stack", version: 1 }), digest, JSON.stringify({}), `e2e:${id}`],
+  );
+  return id;
+}
+
+/** Appends events with the next seqs and notifies listeners on commit; returns the last seq. */
+export async function appendEvents(db: Client, runId: string, events: EventInput[], opts: { status?: string } = {}) {
+  await db.query("BEGIN");
+  try {
+    const { rows } = await db.query<{ lastEventSeq: number }>(
+      `UPDATE "AgentDispatchRun" SET "lastEventSeq" = "lastEventSeq" + $2${opts.status ? `, "status" = $3` : ""} WHERE "id" = $1 RETURNING "lastEventSeq"`,
+      opts.status ? [runId, events.length, opts.status] : [runId, events.length],
+    );
+    const last = rows[0]!.lastEventSeq;
+    const first = last - events.length + 1;
+    const values = events.map((_, i) => `($1, $${i * 3 + 2}, $${i * 3 + 3}, $${i * 3 + 4})`).join(", ");
+    await db.query(
+      `INSERT INTO "RunEvent" ("runId", "seq", "type", "payload") VALUES ${values}`,
+      [runId, ...events.flatMap((e, i) => [first + i, e.type, JSON.stringify(e.payload)])],
+    );
+    await db.query(`SELECT pg_notify('airlock_run_events', $1)`, [JSON.stringify({ runId, seq: last })]);
+    await db.query("COMMIT");
+    return last;
+  } catch (err) {
+    await db.query("ROLLBACK");
+    throw err;
+  }
+}
+
+export const message = (text: string): EventInput => ({ type: "message", payload: { role: "assistant", text } });
+export const log = (text: string): EventInput => ({ type: "log", payload: { stream: "stdout", text } });

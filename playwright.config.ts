@@ -1,0 +1,53 @@
+import { defineConfig } from "@playwright/test";
+
+const PORT = Number(process.env.E2E_PORT ?? 3100);
+
+export default defineConfig({
+  testDir: "./e2e",
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: process.env.CI ? 1 : 0,
+  forbidOnly: !!process.env.CI,
+  reporter: [["list"]],
+  use: {
+    baseURL: `http://127.0.0.1:${PORT}`,
+    trace: "retain-on-failure",
+    launchOptions: {
+      // Debian's chromium: Playwright never downloads a browser here.
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    },
+  },
+  projects: [{ name: "chromium", use: { browserName: "chromium" } }],
+  // Playwright starts webServer before globalSetup, so the server command brings
+  // its own throwaway, migrated and seeded database.
+  webServer: {
+    // The database URL goes to a file the specs read to append run events as a
+    // worker would (e2e/db.ts); nothing over HTTP can write events.
+    command: `node scripts/with-db.mjs --seed -- sh -c 'mkdir -p test-results && printf %s "$DATABASE_URL" > test-results/e2e-database-url && exec node_modules/.bin/next start -H 127.0.0.1 -p ${PORT}'`,
+    url: `http://127.0.0.1:${PORT}/api/health`,
+    timeout: 120_000,
+    reuseExistingServer: false,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      AIRLOCK_URL: `http://127.0.0.1:${PORT}`,
+      BETTER_AUTH_SECRET: "e2e-secret-not-for-production-0123456789",
+      DATABASE_URL: "",
+    },
+    gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
+  },
+});

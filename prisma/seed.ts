@@ -1,0 +1,60 @@
+import { pathToFileURL } from "node:url";
+import { createPrismaClient, type PrismaClient } from "@/server/db";
+import { requireDatabaseUrl } from "@/server/env";
+import { ensureShippedPolicies } from "@/server/domain/policy/store";
+import { seedAudit } from "./seed/audit";
+import { seedPipelines } from "./seed/ci";
+import { seedPools } from "./seed/pools";
+import { seedRepositories } from "./seed/repos";
+import { seedRuns } from "./seed/runs";
+import { seedStacks } from "./seed/stacks";
+import { seedDeliveries, seedTriggerRules } from "./seed/triggers";
+import { demoLogins, seedUsers } from "./seed/users";
+
+// The demo seed: users, repositories, CI objects, stacks, pools and grants,
+// trigger rules, and ~30 runs with transcripts, artifacts, approvals and
+// write-backs. Idempotent: rows are created when missing and never updated;
+// runs are keyed by their dedupe key. `npm start` runs it on every start:
+//
+//   DATABASE_URL=... npx tsx prisma/seed.ts
+
+export type SeedResult = { runsCreated: number; runsSkipped: number; ms: number };
+
+export async function seed(db: PrismaClient, opts: { now?: Date } = {}): Promise<SeedResult> {
+  const t0 = Date.now();
+  const now = opts.now ?? new Date();
+  // Sequential on purpose: one pooled connection, a few dozen set-based statements.
+  // (Parallel calls would open more connections, and each costs more than the queries.)
+  const { ids: users, addCredentials } = await seedUsers(db, now);
+  const { repos, prs } = await seedRepositories(db, now, users);
+  const stacks = await seedStacks(db, now, users);
+  const pools = await seedPools(db, now, stacks);
+  const rules = await seedTriggerRules(db, now, repos, stacks);
+  const pipelines = await seedPipelines(db, now, repos, prs);
+  await seedDeliveries(db, now);
+  await ensureShippedPolicies(db);
+  const runs = await seedRuns(db, { now, users, repos, prs, pipelines, stacks, pools, rules });
+  await seedAudit(db, now, { users, repos, stacks, pools, rules });
+  await addCredentials();
+  return { runsCreated: runs.created, runsSkipped: runs.skipped, ms: Date.now() - t0 };
+}
+
+export { demoLogins };
+
+async function main() {
+  const db = createPrismaClient(requireDatabaseUrl());
+  try {
+    const r = await seed(db);
+    const what = r.runsCreated > 0 ? `${r.runsCreated} runs created` : "nothing new";
+    process.stderr.write(`[seed] demo data ready: ${what}, ${r.runsSkipped} already present (${r.ms} ms)\n`);
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`[seed] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,180 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { type AgentEvent, zAgentEvent } from "@/server/domain/events/catalogue";
+import { createClaudeStreamParser, isClaudeStreamMessage, parseClaudeTranscript } from "./claude-stream-json";
+
+const transcript = (name: string) =>
+  readFileSync(fileURLToPath(new URL(`./fixtures/claude/${name}`, import.meta.url)), "utf8");
+
+/** A clock that moves one second per reading, so durations are predictable. */
+function steppingClock(start = Date.parse("2026-03-01T10:00:00Z")) {
+  let t = start - 1000;
+  return () => new Date((t += 1000));
+}
+
+type PayloadOf<T extends AgentEvent["type"]> = Extract<AgentEvent, { type: T }>["payload"];
+const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T): Array<PayloadOf<T>> =>
+  events.flatMap((e) => (e.type === type ? [e.payload as PayloadOf<T>] : []));
+
+describe("Claude Code stream-json parser: a diagnosis transcript", () => {
+  const events = parseClaudeTranscript(transcript("diagnose-sum.jsonl"), { now: steppingClock() });
+
+  it("produces only valid catalogue events", () => {
+    for (const event of events) expect(zAgentEvent.parse(event)).toEqual(event);
+  });
+
+  it("announces the session from the init message", () => {
+    expect(events[0]).toEqual({
+      type: "message",
+      payload: {
+        role: "system",
+        text: "Claude Code session started · model `claude-sonnet-4-5-20250929` · 8 tools (Task, Bash, Glob, Grep, Read, Edit, Write, TodoWrite)",
+      },
+    });
+  });
+
+  it("maps assistant text to messages, tool uses to tool calls and results to tool results", () => {
+    const messages = ofType(events, "message").filter((m) => m.role === "assistant" && !m.subagentId);
+    expect(messages[0]?.text).toBe("I'll start by reproducing the failing check locally.");
+    expect(messages.at(-1)?.text).toMatch(/^## Diagnosis/);
+
+    const calls = ofType(events, "tool_call");
+    expect(calls[0]).toMatchObject({ id: "toolu_01Bash1", name: "Bash", input: { command: "npx vitest run" } });
+    expect(calls.find((c) => c.name === "Edit")?.input).toMatchObject({
+      new_string: "  for (let i = 0; i < values.length; i++) {",
+    });
+    expect(calls[0]?.startedAt).toMatch(/^2026-03-01T10:00:\d\d\.000Z$/);
+
+    const results = ofType(events, "tool_result");
+    expect(results).toHaveLength(calls.length);
+    expect(results[0]).toMatchObject({ toolCallId: "toolu_01Bash1", isError: true });
+    expect(results[0]?.output).toContain("AssertionError: expected 3 to be 6");
+    expect(results.find((r) => r.toolCallId === "toolu_01Read1")?.output).toContain("i < values.length - 1");
+    for (const r of results) expect(r.durationMs).toBeGreaterThan(0);
+  });
+
+  it("measures a tool's duration between its call and its result", () => {
+    const parser = createClaudeStreamParser({ now: steppingClock() });
+    const lines = transcript("diagnose-sum.jsonl").trim().split("\n").map((l) => JSON.parse(l) as unknown);
+    parser.parse(lines[0]); // init: no clock reading
+    parser.parse(lines[1]); // text
+    const [call] = parser.parse(lines[2]) ?? []; // tool_use: reads t0
+    const [result] = parser.parse(lines[3]) ?? []; // tool_result: reads t0 + 1 s
+    expect(call).toMatchObject({ type: "tool_call", payload: { startedAt: "2026-03-01T10:00:00.000Z" } });
+    expect(result).toMatchObject({ type: "tool_result", payload: { durationMs: 1000 } });
+  });
+
+  it("turns a Task tool use into a subagent whose events are nested under it", () => {
+    expect(ofType(events, "subagent_started")).toEqual([
+      { id: "toolu_01Task1", name: "Explore", parentId: null, summary: "Find callers of sum()" },
+    ]);
+    const completed = ofType(events, "subagent_completed");
+    expect(completed).toHaveLength(1);
+    expect(completed[0]).toMatchObject({ id: "toolu_01Task1", name: "Explore", parentId: null, isError: false });
+    expect(completed[0]?.summary).toContain("src/report.ts:6");
+
+    const nested = events.filter((e) => "subagentId" in e.payload && e.payload.subagentId === "toolu_01Task1");
+    expect(nested.map((e) => e.type)).toEqual(["message", "tool_call", "tool_result", "message"]);
+    expect(nested[0]).toMatchObject({ payload: { role: "user", text: expect.stringContaining("List every call site") } });
+
+    const order = events.map((e) => e.type);
+    expect(order.indexOf("subagent_started")).toBeLessThan(order.indexOf("subagent_completed"));
+  });
+
+  it("reports running token totals per message, then the final usage and dollars", () => {
+    const costs = ofType(events, "cost");
+    // 8 distinct assistant messages (one of them spans two lines) + the result.
+    expect(costs).toHaveLength(9);
+    expect(costs[0]).toEqual({
+      inputTokens: 4 + 5210 + 11890,
+      outputTokens: 3,
+      cacheReadTokens: 11890,
+      cacheWriteTokens: 5210,
+      model: "claude-sonnet-4-5-20250929",
+    });
+    // The second line of msg_01Qx7 updated its output tokens from 3 to 96.
+    expect(costs[1]?.outputTokens).toBe(96 + 142);
+    expect(costs.slice(0, -1).every((c) => c.usd === undefined)).toBe(true);
+    expect(costs.at(-1)).toEqual({
+      inputTokens: 55 + 11980 + 109180,
+      outputTokens: 889,
+      cacheReadTokens: 109180,
+      cacheWriteTokens: 11980,
+      usd: 0.0841237,
+      model: "claude-sonnet-4-5-20250929",
+    });
+  });
+
+  it("remembers the session id and a successful outcome", () => {
+    const parser = createClaudeStreamParser();
+    for (const line of transcript("diagnose-sum.jsonl").trim().split("\n")) parser.parse(JSON.parse(line));
+    expect(parser.sessionId).toBe("5b1f0c7e-3d2a-4c8e-9f61-2a7d0e4b9c13");
+    expect(parser.outcome).toMatchObject({ isError: false, subtype: "success" });
+  });
+});
+
+describe("Claude Code stream-json parser: errors and edge cases", () => {
+  it("reports an error result, skips thinking blocks and lists MCP server health", () => {
+    const parser = createClaudeStreamParser();
+    const events = transcript("max-turns.jsonl")
+      .trim()
+      .split("\n")
+      .flatMap((l) => parser.parse(JSON.parse(l)) ?? []);
+    expect(events.map((e) => e.type)).toEqual(["message", "message", "cost", "cost", "log"]);
+    expect(events[0]?.payload).toMatchObject({ text: expect.stringContaining("MCP: github (failed)") });
+    expect(events[1]?.payload).toEqual({ role: "assistant", text: "Let me look at the flaky test history." });
+    expect(events[3]?.payload).toMatchObject({ usd: 0.0123 });
+    expect(events[4]?.payload).toEqual({ stream: "system", text: "Claude Code finished with error_max_turns" });
+    expect(parser.outcome).toEqual({ isError: true, subtype: "error_max_turns" });
+  });
+
+  it("returns null for anything that is not a Claude message", () => {
+    const parser = createClaudeStreamParser();
+    expect(parser.parse({ type: "message", payload: { role: "assistant", text: "hi" } })).toBeNull();
+    expect(parser.parse({ type: "assistant" })).toBeNull(); // no message body
+    expect(parser.parse("assistant")).toBeNull();
+    expect(parser.parse(null)).toBeNull();
+    expect(isClaudeStreamMessage({ type: "result", subtype: "success" })).toBe(true);
+    expect(isClaudeStreamMessage({ type: "tool_call", payload: {} })).toBe(false);
+  });
+
+  it("ignores partial stream events and notes other system messages", () => {
+    const parser = createClaudeStreamParser();
+    expect(parser.parse({ type: "stream_event", event: { type: "content_block_delta" } })).toEqual([]);
+    expect(parser.parse({ type: "system", subtype: "compact_boundary", session_id: "s" })).toEqual([
+      { type: "log", payload: { stream: "system", text: "Claude Code: compact_boundary" } },
+    ]);
+  });
+
+  it("handles a result whose call was never seen, non-text blocks and very long output", () => {
+    const parser = createClaudeStreamParser();
+    const events = parser.parse({
+      type: "user",
+      message: {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "toolu_unknown", content: [{ type: "text", text: "a" }, { type: "image" }] },
+          { type: "tool_result", tool_use_id: "toolu_big", content: "x".repeat(100_000) },
+        ],
+      },
+    });
+    expect(events?.[0]).toEqual({ type: "tool_result", payload: { toolCallId: "toolu_unknown", output: "a\n[image]", isError: false } });
+    const big = events?.[1]?.payload as { output: string };
+    expect(big.output.length).toBeLessThan(33_000);
+    expect(big.output).toMatch(/\[truncated 67232 characters\]$/);
+  });
+
+  it("nests a subagent started inside another subagent under its parent", () => {
+    const parser = createClaudeStreamParser();
+    const events = parser.parse({
+      type: "assistant",
+      parent_tool_use_id: "toolu_outer",
+      message: { content: [{ type: "tool_use", id: "toolu_inner", name: "Agent", input: { description: "dig" } }] },
+    });
+    expect(events?.[1]).toEqual({
+      type: "subagent_started",
+      payload: { id: "toolu_inner", name: "general-purpose", parentId: "toolu_outer", summary: "dig" },
+    });
+  });
+});

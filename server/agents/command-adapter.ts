@@ -1,0 +1,256 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { type AgentEvent, truncateText } from "@/server/domain/events/catalogue";
+import { type ArtifactLimits, collectArtifacts, defaultArtifactLimits } from "./artifacts";
+import { EventChannel } from "./event-channel";
+import { LineSplitter } from "./line-splitter";
+import { createOutputDecoder, type OutputFormat } from "./output-decoder";
+import {
+  type AgentAdapter,
+  type AgentExit,
+  type AgentExitStatus,
+  type AgentSession,
+  type AgentStartOptions,
+  AgentStartError,
+} from "./types";
+
+// Runs a configured command as the agent: argv (no shell), in the attempt's
+// workspace, in its own process group, with only the variables it was granted.
+// The prompt goes on stdin, the context bundle in a JSON file; stdout is decoded
+// line by line into events; stderr becomes log lines; artifacts are collected
+// from AIRLOCK_ARTIFACTS_DIR once the process has exited.
+
+export type CommandAdapterConfig = {
+  /** [command, ...args]; the command is looked up on the agent's PATH. */
+  argv: string[];
+  /** How stdout is read; "auto" detects Airlock events or Claude stream-json per line. */
+  outputFormat?: OutputFormat;
+  /** Time between SIGTERM and SIGKILL when stopping. Default 5 s. */
+  killGraceMs?: number;
+  /** The agent's PATH. Default: this Node's bin folder, then the usual system folders. */
+  path?: string;
+  /** The agent's HOME. Default: a fresh folder per session, removed at exit. */
+  home?: string;
+  lang?: string;
+  /** Emit a heartbeat event this often while the process runs (0 = never). */
+  heartbeatIntervalMs?: number;
+  maxLineChars?: number;
+  artifactLimits?: ArtifactLimits;
+  now?: () => Date;
+};
+
+const defaultPath = [dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"].join(":");
+const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// After the process exits, wait this long for its output pipes to drain (a
+// daemonised grandchild could hold them open forever).
+const drainTimeoutMs = 2000;
+
+const systemLog = (text: string): AgentEvent => ({ type: "log", payload: { stream: "system", text } });
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+export function createCommandAdapter(config: CommandAdapterConfig): AgentAdapter {
+  if (config.argv.length === 0 || !config.argv[0]) throw new Error("command adapter: argv must name a command");
+  return { kind: "command", start: (options) => startCommand(config, options) };
+}
+
+async function startCommand(config: CommandAdapterConfig, options: AgentStartOptions): Promise<AgentSession> {
+  const [command, ...args] = config.argv as [string, ...string[]];
+  const { workspaceDir, artifactsDir, limits, signal } = options;
+  if (signal?.aborted) throw new AgentStartError("the attempt was cancelled before the agent started");
+  if (!(limits.wallClockMs > 0)) throw new AgentStartError("the wall-clock limit must be positive");
+  for (const name of Object.keys(options.env)) {
+    if (!envName.test(name)) throw new AgentStartError(`invalid environment variable name "${name}"`);
+  }
+  const workspace = await stat(workspaceDir).catch(() => undefined);
+  if (!workspace?.isDirectory()) throw new AgentStartError(`the workspace ${workspaceDir} does not exist`);
+
+  const sessionId = `command-${randomUUID()}`;
+  // Per-session scratch: the context file and (by default) HOME, so nothing of
+  // the server user's home (credentials, caches) is visible to the agent.
+  const sessionDir = await mkdtemp(join(tmpdir(), "airlock-session-"));
+  const contextFile = join(sessionDir, "context.json");
+  const home = config.home ?? join(sessionDir, "home");
+  try {
+    await mkdir(artifactsDir, { recursive: true });
+    await mkdir(home, { recursive: true });
+    await writeFile(contextFile, JSON.stringify(options.contextBundle ?? null, null, 2));
+  } catch (err) {
+    await rm(sessionDir, { recursive: true, force: true });
+    throw new AgentStartError(`could not prepare the session: ${(err as Error).message}`, { cause: err });
+  }
+
+  const env: Record<string, string> = {
+    PATH: config.path ?? defaultPath,
+    HOME: home,
+    LANG: config.lang ?? "C.UTF-8",
+    ...options.env,
+    AIRLOCK_ARTIFACTS_DIR: artifactsDir,
+    AIRLOCK_WORKSPACE_DIR: workspaceDir,
+    AIRLOCK_CONTEXT_FILE: contextFile,
+    AIRLOCK_SESSION_ID: sessionId,
+  };
+
+  let child: ChildProcess;
+  try {
+    // The cast only drops Next's global claim that NODE_ENV is always set: the agent must not inherit it.
+    const childEnv = env as NodeJS.ProcessEnv;
+    child = spawn(command, args, { cwd: workspaceDir, env: childEnv, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    await Promise.race([once(child, "spawn"), once(child, "error").then(([err]) => Promise.reject(err))]);
+  } catch (err) {
+    await rm(sessionDir, { recursive: true, force: true });
+    const e = err as NodeJS.ErrnoException;
+    const why =
+      e.code === "ENOENT" ? "command not found" : e.code === "EACCES" ? "permission denied" : e.message;
+    throw new AgentStartError(`could not start \`${command}\`: ${why}`, { cause: err });
+  }
+
+  // Later errors (e.g. a failed signal delivery) must not crash the worker; exit is authoritative.
+  child.on("error", () => {});
+  return runSession({ config, options, child, sessionId, sessionDir, command });
+}
+
+type SessionParts = {
+  config: CommandAdapterConfig;
+  options: AgentStartOptions;
+  child: ChildProcess;
+  sessionId: string;
+  sessionDir: string;
+  command: string;
+};
+
+function runSession({ config, options, child, sessionId, sessionDir, command }: SessionParts): AgentSession {
+  const graceMs = config.killGraceMs ?? 5000;
+  const channel = new EventChannel<AgentEvent>(options.onEvent);
+  const decoder = createOutputDecoder({ format: config.outputFormat, now: config.now });
+  const pid = child.pid as number;
+  let stopping: { status: "cancelled" | "timed_out"; reason: string } | undefined;
+  let killedAfterGrace = false;
+  let exited = false;
+  let lastStderr = "";
+
+  const killGroup = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, sig); // negative pid: the whole process group
+    } catch {
+      /* the group is already gone */
+    }
+  };
+
+  const stdout = new LineSplitter((line, kind) => {
+    for (const event of decoder.decodeLine(line, kind)) channel.push(event);
+  }, config.maxLineChars);
+  const stderr = new LineSplitter((line) => {
+    if (!line.trim()) return;
+    lastStderr = line.trim();
+    channel.push({ type: "log", payload: { stream: "stderr", text: truncateText(line) } });
+  }, config.maxLineChars);
+  child.stdout?.on("data", (chunk: Buffer) => stdout.write(chunk));
+  child.stderr?.on("data", (chunk: Buffer) => stderr.write(chunk));
+
+  // The agent may exit without reading its prompt; a broken pipe is not an error.
+  child.stdin?.on("error", () => {});
+  child.stdin?.end(options.prompt);
+
+  let graceTimer: NodeJS.Timeout | undefined;
+  const stop = (status: "cancelled" | "timed_out", reason: string) => {
+    if (stopping || exited) return;
+    stopping = { status, reason };
+    channel.push(systemLog(`Stopping the agent (${reason}): SIGTERM to its process group`));
+    killGroup("SIGTERM");
+    graceTimer = setTimeout(() => {
+      killedAfterGrace = true;
+      channel.push(systemLog(`The agent did not exit within ${seconds(graceMs)} of SIGTERM: SIGKILL`));
+      killGroup("SIGKILL");
+    }, graceMs);
+  };
+
+  const wallClock = setTimeout(
+    () => stop("timed_out", `wall-clock limit of ${seconds(options.limits.wallClockMs)} reached`),
+    options.limits.wallClockMs,
+  );
+  const heartbeat =
+    config.heartbeatIntervalMs && config.heartbeatIntervalMs > 0
+      ? setInterval(() => channel.push({ type: "heartbeat", payload: { sessionId } }), config.heartbeatIntervalMs)
+      : undefined;
+  const onAbort = () => {
+    const r: unknown = options.signal?.reason;
+    stop("cancelled", r instanceof Error ? r.message : typeof r === "string" ? r : "aborted");
+  };
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) onAbort(); // aborted while the process was being spawned
+
+  const outputClosed = Promise.all([
+    child.stdout ? once(child.stdout, "close") : undefined,
+    child.stderr ? once(child.stderr, "close") : undefined,
+  ]);
+
+  const exit = (async (): Promise<AgentExit> => {
+    const [code, signal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
+    exited = true;
+    clearTimeout(wallClock);
+    clearTimeout(graceTimer);
+    clearInterval(heartbeat);
+    options.signal?.removeEventListener("abort", onAbort);
+    // Reap whatever the agent left running in its group, so attempts never leak processes.
+    killGroup("SIGKILL");
+    const drained = await Promise.race([
+      outputClosed.then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), drainTimeoutMs)),
+    ]);
+    if (!drained) {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      channel.push(systemLog("The agent's output was still open after it exited; stopped reading it"));
+    }
+    stdout.end();
+    stderr.end();
+
+    let artifacts: AgentExit["artifacts"] = [];
+    try {
+      const collected = await collectArtifacts(options.artifactsDir, config.artifactLimits ?? defaultArtifactLimits);
+      artifacts = collected.artifacts;
+      for (const a of artifacts) {
+        channel.push({
+          type: "artifact_produced",
+          payload: { kind: a.kind, name: a.name, digest: a.digest, sizeBytes: a.sizeBytes, mediaType: a.mediaType },
+        });
+      }
+      for (const s of collected.skipped) channel.push(systemLog(`Artifact ${s.name} not collected: ${s.reason}`));
+    } catch (err) {
+      channel.push(systemLog(`Could not collect artifacts: ${(err as Error).message}`));
+    }
+
+    const { status, reason } = outcome(code, signal);
+    channel.push(systemLog(`Agent exited: ${status} (${reason})`));
+    channel.close();
+    await rm(sessionDir, { recursive: true, force: true }).catch(() => {});
+    const externalSessionId = decoder.externalSessionId;
+    return { status, exitCode: code, reason, artifacts, ...(externalSessionId ? { externalSessionId } : {}) };
+  })();
+
+  function outcome(code: number | null, signal: NodeJS.Signals | null): { status: AgentExitStatus; reason: string } {
+    if (stopping) {
+      const how = killedAfterGrace ? ` (killed after ${seconds(graceMs)} grace)` : "";
+      return { status: stopping.status, reason: `${stopping.reason}${how}` };
+    }
+    const tail = lastStderr ? `: ${truncateText(lastStderr, 300)}` : "";
+    if (code === 0) {
+      const claude = decoder.claudeOutcome;
+      if (claude?.isError) return { status: "failed", reason: `the agent reported ${claude.subtype}` };
+      return { status: "succeeded", reason: `\`${command}\` exited with code 0` };
+    }
+    if (code !== null) return { status: "failed", reason: `\`${command}\` exited with code ${code}${tail}` };
+    return { status: "failed", reason: `\`${command}\` was killed by ${signal ?? "a signal"}${tail}` };
+  }
+
+  return {
+    sessionId,
+    events: channel,
+    exit,
+    cancel: (reason) => stop("cancelled", reason),
+  };
+}

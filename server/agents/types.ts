@@ -1,0 +1,79 @@
+import type { ArtifactKind } from "@/server/db/generated/enums";
+import type { AgentEvent } from "@/server/domain/events/catalogue";
+
+// One interface for every agent adapter (command, scripted). The worker starts a
+// session per attempt, appends its events as RunEvents, and records the exit.
+
+export type AgentStartOptions = {
+  /** The assembled prompt; the command adapter writes it on stdin. */
+  prompt: string;
+  /** The run's context bundle; handed to the agent as a JSON file. */
+  contextBundle: unknown;
+  /** The attempt's isolated workspace (a git worktree at the run's head SHA). Must exist. */
+  workspaceDir: string;
+  /** Where the agent writes artifacts; created if missing, collected at exit. */
+  artifactsDir: string;
+  /** The only variables the agent sees besides PATH, HOME, LANG and AIRLOCK_*: granted secrets and config. */
+  env: Record<string, string>;
+  limits: { wallClockMs: number };
+  /** Aborting cancels the session, like cancel(reason). */
+  signal?: AbortSignal;
+  /** Called for every event as it happens, in addition to the `events` iterable. */
+  onEvent?: (event: AgentEvent) => void;
+};
+
+export type AgentExitStatus = "succeeded" | "failed" | "cancelled" | "timed_out";
+
+export type CollectedArtifact = {
+  kind: ArtifactKind;
+  /** Path relative to the artifacts folder, with forward slashes. */
+  name: string;
+  /** Absolute path of the file on disk. */
+  path: string;
+  /** sha256:<hex> of the file's bytes. */
+  digest: string;
+  sizeBytes: number;
+  mediaType: string;
+};
+
+export type AgentExit = {
+  status: AgentExitStatus;
+  /** The process exit code; null when killed by a signal or when there is no process. */
+  exitCode: number | null;
+  /** One sentence for the attempt's exitReason. */
+  reason: string;
+  artifacts: CollectedArtifact[];
+  /** The agent's own session id when it reported one (Claude Code's session_id), for resume. */
+  externalSessionId?: string;
+};
+
+export interface AgentSession {
+  /** Airlock's id for this session (stored as the attempt's adapterSessionId). */
+  readonly sessionId: string;
+  /**
+   * Every event, in order, ending when the session has exited. Single consumer;
+   * events are buffered until read, so read it (or use onEvent) promptly.
+   */
+  readonly events: AsyncIterable<AgentEvent>;
+  /** Resolves once the agent has exited and artifacts are collected. Never rejects. */
+  readonly exit: Promise<AgentExit>;
+  /** Stops the session; idempotent. The exit status becomes "cancelled". */
+  cancel(reason: string): void;
+}
+
+export interface AgentAdapter {
+  readonly kind: "command" | "scripted";
+  /**
+   * Starts a session. Rejects with AgentStartError when the agent cannot start
+   * (missing workspace, command not found, invalid scenario); it never hangs.
+   */
+  start(options: AgentStartOptions): Promise<AgentSession>;
+}
+
+/** The agent could not be started; `message` is the reason to record on the attempt. */
+export class AgentStartError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "AgentStartError";
+  }
+}

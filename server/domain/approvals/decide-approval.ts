@@ -1,0 +1,220 @@
+import type { Db, Prisma, Tx } from "@/server/db";
+import { transaction } from "@/server/db";
+import { repositoryRole, roleAtLeast } from "@/server/auth/roles";
+import { AppError } from "@/server/errors";
+import { enqueue } from "@/server/queue/enqueue";
+import { type AuditActor, recordAudit } from "../audit";
+import { appendRunEvents } from "../events/append";
+import { newIdempotencyKey } from "./request-write-back";
+import { settleRun } from "./settle-run";
+
+// The rules of the gate. Each decision runs in one transaction holding the approval's row lock,
+// so two people deciding at once get exactly one outcome and the other is told why:
+//  - only a maintainer or admin of the repository decides;
+//  - with the repository's two-person rule on, the person whose action triggered the run cannot
+//    approve its write-backs;
+//  - an approval binds what the approver saw: the artifact digest and head SHA the client sends
+//    must be the request's, and the request's must still be current (artifact unchanged, PR or
+//    branch head unmoved); otherwise it is refused as stale and, when the world moved, a new
+//    request replaces it;
+//  - an expired request is refused and marked expired.
+// Approving records the WriteBack row (outcome pending, with its idempotency key) and queues its
+// execution in the same transaction; every decision writes an audit entry.
+
+export type ApprovalActor = { id: string; email: string; isAdmin: boolean };
+/** The commit a branch points at on the forge now (null: unknown). */
+export type BranchHead = (repository: string, branch: string) => Promise<string | null>;
+
+const auditActor = (a: ApprovalActor): AuditActor => ({ userId: a.id, label: a.email });
+
+async function lockApproval(tx: Tx, approvalId: string) {
+  const locked = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "ApprovalRequest" WHERE "id" = ${approvalId} FOR UPDATE`;
+  if (locked.length === 0) throw new AppError("NOT_FOUND", "No such approval request.");
+  return tx.approvalRequest.findUniqueOrThrow({
+    where: { id: approvalId },
+    include: {
+      run: { include: { repository: { select: { id: true, fullName: true, twoPersonRule: true } } } },
+      artifact: { select: { digest: true, attemptId: true } },
+      decidedBy: { select: { email: true } },
+    },
+  });
+}
+type LockedApproval = Awaited<ReturnType<typeof lockApproval>>;
+
+async function requireDecider(tx: Tx, actor: ApprovalActor | null, approval: LockedApproval): Promise<ApprovalActor> {
+  if (!actor) throw new AppError("UNAUTHORIZED", "Sign in to decide an approval.", { reason: "unauthenticated" });
+  const role = await repositoryRole(tx, { ...actor, name: "" }, approval.run.repositoryId);
+  if (!roleAtLeast(role, "maintainer")) {
+    throw new AppError("FORBIDDEN", role === null ? "You have no role on this repository." : `Deciding an approval needs the maintainer role; you are ${role}.`, {
+      reason: "repository_role",
+      details: { required: "maintainer", role },
+    });
+  }
+  return actor;
+}
+
+function requirePending(approval: LockedApproval) {
+  if (approval.status !== "pending") {
+    const by = approval.decidedBy?.email ? ` by ${approval.decidedBy.email}` : "";
+    throw new AppError("CONFLICT", `This approval was already ${approval.status}${by}.`, { reason: "already_decided", details: { status: approval.status } });
+  }
+}
+
+type Refusal = { refused: AppError };
+
+async function expireIfDue(tx: Tx, approval: LockedApproval, actor: ApprovalActor, now: Date): Promise<Refusal | null> {
+  if (approval.expiresAt > now) return null;
+  await tx.approvalRequest.update({ where: { id: approval.id }, data: { status: "expired", decidedAt: now, reason: "expired before a decision" } });
+  await recordAudit(tx, { actor: auditActor(actor), action: "approval.expire", objectType: "ApprovalRequest", objectId: approval.id, repositoryId: approval.run.repositoryId, detail: { expiresAt: approval.expiresAt.toISOString() } });
+  await settleRun(tx, approval.runId, now);
+  return { refused: new AppError("PRECONDITION_FAILED", `This approval expired at ${approval.expiresAt.toISOString()}.`, { reason: "expired" }) };
+}
+
+async function currentHead(tx: Tx, approval: LockedApproval, branchHead?: BranchHead): Promise<string | null> {
+  if (approval.targetPrNumber !== null) {
+    const pr = await tx.pullRequest.findUnique({ where: { repositoryId_number: { repositoryId: approval.run.repositoryId, number: approval.targetPrNumber } }, select: { headSha: true } });
+    if (pr && pr.headSha !== approval.targetHeadSha) return pr.headSha;
+  }
+  if (approval.targetBranch && branchHead) return branchHead(approval.run.repository.fullName, approval.targetBranch);
+  return null;
+}
+
+/** The world moved since the request: it is marked stale (expired) and a new pending request replaces it. */
+async function supersede(tx: Tx, approval: LockedApproval, actor: ApprovalActor, change: { headSha: string | null; artifactDigest: string | null; why: string }, now: Date): Promise<Refusal> {
+  const presented = (approval.presented ?? {}) as Record<string, unknown>;
+  const target = { ...((presented.target as object | undefined) ?? {}), headSha: change.headSha ?? approval.targetHeadSha };
+  const artifact = presented.artifact && typeof presented.artifact === "object" ? { ...(presented.artifact as object), digest: change.artifactDigest ?? approval.artifactDigest } : presented.artifact;
+  await tx.approvalRequest.update({ where: { id: approval.id }, data: { status: "expired", decidedAt: now, decidedById: actor.id, reason: `stale: ${change.why}` } });
+  const ttl = approval.expiresAt.getTime() - approval.createdAt.getTime();
+  const next = await tx.approvalRequest.create({
+    data: {
+      runId: approval.runId,
+      action: approval.action,
+      targetBranch: approval.targetBranch,
+      targetPrNumber: approval.targetPrNumber,
+      targetCheck: approval.targetCheck,
+      targetHeadSha: change.headSha ?? approval.targetHeadSha,
+      artifactId: approval.artifactId,
+      artifactDigest: change.artifactDigest ?? approval.artifactDigest,
+      presented: { ...presented, target, artifact, supersedes: approval.id } as Prisma.InputJsonValue,
+      status: "pending",
+      policyDecisionId: approval.policyDecisionId,
+      expiresAt: new Date(now.getTime() + Math.max(ttl, 60_000)),
+      createdAt: now,
+    },
+  });
+  await appendRunEvents({
+    db: tx,
+    runId: approval.runId,
+    events: [
+      {
+        type: "approval_requested",
+        payload: {
+          approvalId: next.id,
+          action: next.action,
+          target: { branch: next.targetBranch ?? undefined, prNumber: next.targetPrNumber ?? undefined, check: next.targetCheck ?? undefined, headSha: next.targetHeadSha ?? undefined },
+          ...(next.artifactId && next.artifactDigest ? { artifactId: next.artifactId, artifactDigest: next.artifactDigest } : {}),
+          reason: `Replaces ${approval.id}, which went stale: ${change.why}`,
+          expiresAt: next.expiresAt.toISOString(),
+        },
+      },
+    ],
+  });
+  await recordAudit(tx, { actor: auditActor(actor), action: "approval.stale", objectType: "ApprovalRequest", objectId: approval.id, repositoryId: approval.run.repositoryId, detail: { why: change.why, newApprovalId: next.id } });
+  return { refused: new AppError("PRECONDITION_FAILED", `This approval is stale: ${change.why}. A new request (${next.id}) replaces it.`, { reason: "stale", details: { newApprovalId: next.id } }) };
+}
+
+export async function approveWriteBack(opts: {
+  db: Db;
+  actor: ApprovalActor | null;
+  approvalId: string;
+  /** The artifact digest and head SHA the approver was shown. */
+  artifactDigest: string | null;
+  headSha: string | null;
+  branchHead?: BranchHead;
+  now?: Date;
+}): Promise<{ approvalId: string; writeBackId: string }> {
+  const now = opts.now ?? new Date();
+  const result = await transaction(opts.db, "approveWriteBack", async (tx): Promise<Refusal | { approvalId: string; writeBackId: string }> => {
+    const approval = await lockApproval(tx, opts.approvalId);
+    const actor = await requireDecider(tx, opts.actor, approval);
+    requirePending(approval);
+    const expired = await expireIfDue(tx, approval, actor, now);
+    if (expired) return expired;
+    const { run } = approval;
+    if (run.repository.twoPersonRule && run.actorUserId !== null && run.actorUserId === actor.id) {
+      throw new AppError("FORBIDDEN", "You triggered this run, and the repository's two-person rule says someone else must approve its write-backs.", { reason: "two_person_rule" });
+    }
+    if ((approval.artifactDigest ?? null) !== (opts.artifactDigest ?? null) || (approval.targetHeadSha !== null && approval.targetHeadSha !== opts.headSha)) {
+      throw new AppError("PRECONDITION_FAILED", "This approval is stale: what you reviewed is not what this request is for. Reload and review again.", { reason: "stale" });
+    }
+    if (approval.artifact && approval.artifact.digest !== approval.artifactDigest) {
+      return supersede(tx, approval, actor, { headSha: null, artifactDigest: approval.artifact.digest, why: "the artifact changed" }, now);
+    }
+    const head = await currentHead(tx, approval, opts.branchHead);
+    if (head && approval.targetHeadSha && head !== approval.targetHeadSha) {
+      return supersede(tx, approval, actor, { headSha: head, artifactDigest: null, why: `the target head moved from ${approval.targetHeadSha.slice(0, 12)} to ${head.slice(0, 12)}` }, now);
+    }
+
+    await tx.approvalRequest.update({ where: { id: approval.id }, data: { status: "approved", decidedById: actor.id, decidedAt: now } });
+    const presented = (approval.presented ?? {}) as { message?: string | null; target?: object };
+    const writeBack = await tx.writeBack.create({
+      data: {
+        approvalId: approval.id,
+        runId: run.id,
+        attemptId: approval.artifact?.attemptId ?? null,
+        kind: approval.action,
+        actor: run.actor,
+        approvedBy: actor.email,
+        triggerRuleId: run.triggerRuleId,
+        stackDigest: run.stackDigest,
+        contextDigest: run.contextDigest,
+        promptHash: run.promptHash,
+        artifactDigest: approval.artifactDigest,
+        target: {
+          repository: run.repository.fullName,
+          branch: approval.targetBranch,
+          prNumber: approval.targetPrNumber,
+          check: approval.targetCheck,
+          headSha: approval.targetHeadSha,
+          message: presented.message ?? null,
+        },
+        idempotencyKey: newIdempotencyKey(),
+        createdAt: now,
+      },
+    });
+    await enqueue(tx, "writeback.execute", { approvalId: approval.id }, { jobKey: `writeback:${approval.id}` });
+    await appendRunEvents({ db: tx, runId: run.id, events: [{ type: "log", payload: { stream: "system", text: `${actor.email} approved ${approval.action.replaceAll("_", " ")} (${approval.id}); executing write-back ${writeBack.id}` } }] });
+    await recordAudit(tx, {
+      actor: auditActor(actor),
+      action: "approval.approve",
+      objectType: "ApprovalRequest",
+      objectId: approval.id,
+      repositoryId: run.repositoryId,
+      detail: { runId: run.id, action: approval.action, artifactDigest: approval.artifactDigest, headSha: approval.targetHeadSha, writeBackId: writeBack.id },
+    });
+    return { approvalId: approval.id, writeBackId: writeBack.id };
+  });
+  if ("refused" in result) throw result.refused;
+  return result;
+}
+
+export async function rejectWriteBack(opts: { db: Db; actor: ApprovalActor | null; approvalId: string; reason: string; now?: Date }): Promise<{ approvalId: string; runStatus: string | null }> {
+  const now = opts.now ?? new Date();
+  const reason = opts.reason.trim();
+  const result = await transaction(opts.db, "rejectWriteBack", async (tx): Promise<Refusal | { approvalId: string; runStatus: string | null }> => {
+    const approval = await lockApproval(tx, opts.approvalId);
+    const actor = await requireDecider(tx, opts.actor, approval);
+    if (!reason) throw new AppError("BAD_REQUEST", "A rejection needs a reason.", { reason: "reason_required" });
+    requirePending(approval);
+    const expired = await expireIfDue(tx, approval, actor, now);
+    if (expired) return expired;
+    await tx.approvalRequest.update({ where: { id: approval.id }, data: { status: "rejected", decidedById: actor.id, decidedAt: now, reason } });
+    await appendRunEvents({ db: tx, runId: approval.runId, events: [{ type: "log", payload: { stream: "system", text: `${actor.email} rejected ${approval.action.replaceAll("_", " ")} (${approval.id}): ${reason}` } }] });
+    await recordAudit(tx, { actor: auditActor(actor), action: "approval.reject", objectType: "ApprovalRequest", objectId: approval.id, repositoryId: approval.run.repositoryId, detail: { runId: approval.runId, action: approval.action, reason } });
+    const runStatus = await settleRun(tx, approval.runId, now);
+    return { approvalId: approval.id, runStatus };
+  });
+  if ("refused" in result) throw result.refused;
+  return result;
+}

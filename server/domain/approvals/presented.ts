@@ -1,0 +1,81 @@
+import type { Prisma, Tx } from "@/server/db";
+import type { WriteBackKind } from "@/server/db/generated/enums";
+import { type StoredAdmission, stackSpecOf } from "../runs/admit-attempt";
+
+// What the approver sees, frozen when the request is made: the assembled prompt, context labels,
+// the stack with its tools/MCP/skills/subagents, runner pool, runtime and runner service accounts,
+// the Secret/ConfigMap access, the action and its target, the artifact and its digest, and why.
+
+export type WriteBackTargetInput = { branch?: string; prNumber?: number; check?: string; headSha?: string };
+
+export type PresentedRun = {
+  id: string;
+  prompt: string;
+  promptHash: string;
+  contextDigest: string;
+  contextBundle: Prisma.JsonValue;
+  stackSnapshot: Prisma.JsonValue;
+  stackDigest: string;
+  admission: Prisma.JsonValue;
+  repository: { fullName: string };
+};
+
+async function contextLabels(tx: Tx, run: PresentedRun): Promise<string[]> {
+  const assembled = await tx.runEvent.findFirst({ where: { runId: run.id, type: "context_assembled" }, orderBy: { seq: "desc" }, select: { payload: true } });
+  const labels = (assembled?.payload as { labels?: unknown } | null)?.labels;
+  if (Array.isArray(labels)) return labels.filter((l): l is string => typeof l === "string");
+  const b = run.contextBundle;
+  const obj = b && typeof b === "object" && !Array.isArray(b) ? b : {};
+  return Object.entries(obj)
+    .filter(([, v]) => v !== null && !(Array.isArray(v) && v.length === 0))
+    .map(([k]) => k);
+}
+
+export async function buildPresented(
+  tx: Tx,
+  opts: {
+    run: PresentedRun;
+    action: WriteBackKind;
+    target: WriteBackTargetInput;
+    artifact: { id: string; kind: string; name: string; digest: string; sizeBytes: number } | null;
+    message: string | null;
+    reason: string;
+    exception: string | null;
+  },
+) {
+  const { run } = opts;
+  const stack = stackSpecOf(run.stackSnapshot);
+  const snapshot = run.stackSnapshot as { name?: string; version?: number } | null;
+  const d = (run.admission as Partial<StoredAdmission> | null)?.decision;
+  return {
+    prompt: run.prompt,
+    promptHash: run.promptHash,
+    contextDigest: run.contextDigest,
+    contextLabels: await contextLabels(tx, run),
+    stack: {
+      name: snapshot?.name ?? null,
+      version: snapshot?.version ?? null,
+      digest: run.stackDigest,
+      model: stack ? `${stack.spec.modelProvider}/${stack.spec.model}` : null,
+      adapter: stack?.spec.adapter.kind ?? null,
+      tools: stack?.spec.tools ?? [],
+      mcpServers: (stack?.spec.mcpServers ?? []).map((m) => ({ name: m.name, transport: m.transport, target: m.target, secrets: m.secrets, configMaps: m.configMaps, privileged: m.privileged })),
+      skills: stack?.spec.skills ?? [],
+      subagents: (stack?.spec.subagents ?? []).map((s) => ({ name: s.name, role: s.role })),
+      approvalMode: stack?.spec.approvalMode ?? "always",
+    },
+    runnerPool: d?.pool ? { name: d.pool.name, trustTier: d.pool.trustTier, kind: d.pool.kind } : null,
+    runtimeServiceAccount: d?.runtimeServiceAccount?.name ?? null,
+    runnerServiceAccount: d?.runnerServiceAccount?.name ?? null,
+    secrets: { granted: d?.secretsGranted.map((s) => s.name) ?? [], denied: d?.secretsDenied ?? [] },
+    configMaps: { granted: d?.configMapsGranted.map((c) => c.name) ?? [], denied: d?.configMapsDenied ?? [] },
+    action: opts.action,
+    target: { repository: run.repository.fullName, ...opts.target },
+    artifact: opts.artifact,
+    message: opts.message,
+    reason: opts.reason,
+    exception: opts.exception,
+  };
+}
+
+export type Presented = Awaited<ReturnType<typeof buildPresented>>;

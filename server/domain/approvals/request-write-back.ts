@@ -1,0 +1,151 @@
+import { randomUUID } from "node:crypto";
+import type { Db, Prisma } from "@/server/db";
+import { transaction } from "@/server/db";
+import type { WriteBackKind } from "@/server/db/generated/enums";
+import { AppError } from "@/server/errors";
+import { recordAudit } from "../audit";
+import { appendRunEvents } from "../events/append";
+import { decide } from "../policy/decide";
+import { factsFrom, PolicyFactError } from "../policy/facts";
+import { stackSpecOf } from "../runs/admit-attempt";
+import { enqueue } from "@/server/queue/enqueue";
+import { buildPresented, type WriteBackTargetInput } from "./presented";
+
+// The one way a write-back is asked for. The change gate (decide(), policy change_gate) is asked
+// with the repository's exceptions and bot-comment setting; refused facts fail closed (approval
+// required). Approval required: a pending ApprovalRequest with what the approver sees. Not
+// required: the WriteBack row (outcome pending) is recorded with its decision and an audit entry
+// and its execution is queued, all in the caller's transaction.
+
+export const defaultApprovalTtlMs = 7 * 24 * 3600 * 1000;
+
+export const newIdempotencyKey = () => `wb_${randomUUID().replaceAll("-", "")}`;
+
+export type RequestWriteBackOptions = {
+  db: Db;
+  runId: string;
+  action: WriteBackKind;
+  target: WriteBackTargetInput;
+  artifactId?: string | null;
+  attemptId?: string | null;
+  /** Comment/review body, or the commit message. */
+  message?: string | null;
+  /** A comment carrying the run's diagnosis (bot comments may skip approval). */
+  isDiagnosisComment?: boolean;
+  ttlMs?: number;
+  now?: Date;
+};
+
+export type RequestWriteBackResult =
+  | { kind: "approval"; approvalId: string; policyDecisionId: string | null; reason: string }
+  | { kind: "direct"; writeBackId: string; policyDecisionId: string; reason: string };
+
+export function requestWriteBack(opts: RequestWriteBackOptions): Promise<RequestWriteBackResult> {
+  const now = opts.now ?? new Date();
+  return transaction(opts.db, "requestWriteBack", async (tx) => {
+    const run = await tx.agentDispatchRun.findUnique({
+      where: { id: opts.runId },
+      include: { repository: { select: { id: true, fullName: true, writeBackExceptions: true, botCommentsAllowed: true } } },
+    });
+    if (!run) throw new AppError("NOT_FOUND", "No such run.");
+    const artifact = opts.artifactId
+      ? await tx.artifact.findFirst({ where: { id: opts.artifactId, runId: run.id }, select: { id: true, kind: true, name: true, digest: true, sizeBytes: true, attemptId: true } })
+      : null;
+    if (opts.artifactId && !artifact) throw new AppError("NOT_FOUND", "No such artifact on this run.");
+    const exempt = run.repository.writeBackExceptions.includes(opts.action);
+
+    let required = true;
+    let policyDecisionId: string | null = null;
+    let ruleName: string | null = null;
+    let reason: string;
+    try {
+      const gate = await decide({
+        db: tx,
+        kind: "change_gate",
+        runId: run.id,
+        subject: `write_back:${run.id}:${opts.action}:${artifact?.id ?? opts.target.prNumber ?? opts.target.check ?? "run"}`,
+        facts: factsFrom("system", {
+          kind: opts.action,
+          approval_mode: stackSpecOf(run.stackSnapshot)?.spec.approvalMode ?? "always",
+          repository_exempts_kind: exempt,
+          is_diagnosis_comment: opts.isDiagnosisComment ?? false,
+          bot_comments_allowed: run.repository.botCommentsAllowed,
+        }),
+      });
+      policyDecisionId = gate.id;
+      ruleName = gate.decision.rule ?? null;
+      required = gate.decision.value !== false;
+      reason = gate.decision.explanation;
+    } catch (err) {
+      if (!(err instanceof PolicyFactError)) throw err;
+      reason = `The change gate refused its facts (${err.message}); approval is required.`;
+    }
+    const exception = !required ? `${opts.isDiagnosisComment && run.repository.botCommentsAllowed ? "bot comments allowed" : `repository exception for ${opts.action.replaceAll("_", " ")}`} (rule ${ruleName ?? "default"})` : null;
+    const target = { repository: run.repository.fullName, ...opts.target };
+    const requestedEvent = { type: "write_back_requested" as const, payload: { action: opts.action, target: opts.target, ...(artifact ? { artifactDigest: artifact.digest } : {}) } };
+
+    if (!required && policyDecisionId) {
+      const wb = await tx.writeBack.create({
+        data: {
+          runId: run.id,
+          attemptId: artifact?.attemptId ?? opts.attemptId ?? null,
+          kind: opts.action,
+          actor: run.actor,
+          approvedBy: null,
+          triggerRuleId: run.triggerRuleId,
+          stackDigest: run.stackDigest,
+          contextDigest: run.contextDigest,
+          promptHash: run.promptHash,
+          artifactDigest: artifact?.digest ?? null,
+          target: { ...target, message: opts.message ?? null, exception, policyDecisionId } as Prisma.InputJsonValue,
+          idempotencyKey: newIdempotencyKey(),
+          createdAt: now,
+        },
+      });
+      await appendRunEvents({ db: tx, runId: run.id, attemptId: opts.attemptId ?? undefined, events: [requestedEvent] });
+      await recordAudit(tx, {
+        actor: { userId: null, label: "change gate" },
+        action: "writeback.exempt",
+        objectType: "WriteBack",
+        objectId: wb.id,
+        repositoryId: run.repository.id,
+        detail: { runId: run.id, action: opts.action, policyDecisionId, rule: ruleName, exception },
+      });
+      await enqueue(tx, "writeback.execute", { writeBackId: wb.id }, { jobKey: `writeback:${wb.id}` });
+      return { kind: "direct", writeBackId: wb.id, policyDecisionId, reason };
+    }
+
+    const presented = await buildPresented(tx, { run, action: opts.action, target: opts.target, artifact: artifact && { id: artifact.id, kind: artifact.kind, name: artifact.name, digest: artifact.digest, sizeBytes: artifact.sizeBytes }, message: opts.message ?? null, reason, exception: null });
+    const expiresAt = new Date(now.getTime() + (opts.ttlMs ?? defaultApprovalTtlMs));
+    const approval = await tx.approvalRequest.create({
+      data: {
+        runId: run.id,
+        action: opts.action,
+        targetBranch: opts.target.branch ?? null,
+        targetPrNumber: opts.target.prNumber ?? null,
+        targetCheck: opts.target.check ?? null,
+        targetHeadSha: opts.target.headSha ?? null,
+        artifactId: artifact?.id ?? null,
+        artifactDigest: artifact?.digest ?? null,
+        presented: presented as Prisma.InputJsonValue,
+        status: "pending",
+        policyDecisionId,
+        expiresAt,
+        createdAt: now,
+      },
+    });
+    await appendRunEvents({
+      db: tx,
+      runId: run.id,
+      attemptId: opts.attemptId ?? undefined,
+      events: [
+        { type: "write_back_requested", payload: { ...requestedEvent.payload, approvalId: approval.id } },
+        {
+          type: "approval_requested",
+          payload: { approvalId: approval.id, action: opts.action, target: opts.target, ...(artifact ? { artifactId: artifact.id, artifactDigest: artifact.digest } : {}), reason, expiresAt: expiresAt.toISOString() },
+        },
+      ],
+    });
+    return { kind: "approval", approvalId: approval.id, policyDecisionId, reason };
+  });
+}

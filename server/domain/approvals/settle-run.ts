@@ -1,0 +1,35 @@
+import type { Tx } from "@/server/db";
+import type { RunStatus } from "@/server/db/generated/enums";
+import { appendRunEvents } from "../events/append";
+import { runStatusEvent } from "../runs/attempts";
+import { canTransitionRun } from "../runs/lifecycle";
+
+// A run awaiting approval moves on once nothing is left open: no pending or approved-but-not-
+// executed approval and no pending write-back. Then (lifecycle's table): a failed write-back ->
+// failed; nothing executed and something rejected or expired -> escalated; else -> succeeded.
+
+export async function settleRun(tx: Tx, runId: string, now: Date): Promise<RunStatus | null> {
+  const [run] = await tx.$queryRaw<{ status: RunStatus }[]>`SELECT "status" FROM "AgentDispatchRun" WHERE "id" = ${runId} FOR UPDATE`;
+  if (!run || run.status !== "awaiting_approval") return null;
+  const approvals = await tx.approvalRequest.findMany({ where: { runId }, select: { status: true } });
+  const writeBacks = await tx.writeBack.findMany({ where: { runId }, select: { outcome: true } });
+  if (approvals.some((a) => a.status === "pending" || a.status === "approved")) return null;
+  if (writeBacks.some((w) => w.outcome === "pending")) return null;
+
+  let to: RunStatus;
+  let why: string;
+  if (writeBacks.some((w) => w.outcome === "failed")) {
+    to = "failed";
+    why = "an approved write-back failed to execute";
+  } else if (!writeBacks.some((w) => w.outcome === "succeeded") && approvals.some((a) => a.status === "rejected" || a.status === "expired")) {
+    to = "escalated";
+    why = "its write-backs were rejected or expired; a person takes over";
+  } else {
+    to = "succeeded";
+    why = "every approval was decided and the approved write-backs executed";
+  }
+  if (!canTransitionRun(run.status, to)) return null;
+  await tx.agentDispatchRun.update({ where: { id: runId }, data: { status: to, finishedAt: now } });
+  await appendRunEvents({ db: tx, runId, events: [runStatusEvent(run.status, to, why)] });
+  return to;
+}

@@ -1,0 +1,21 @@
+// What redaction reports: kinds and counts (and a granted secret's name), never a value.
+import { z } from "zod";
+import { KIND_REASONS, type SecretKind } from "./patterns";
+
+export const SECRET_KINDS = Object.keys(KIND_REASONS) as [SecretKind, ...SecretKind[]];
+
+export const zRedactionEntry = z.object({
+  kind: z.enum(SECRET_KINDS),
+  /** The grant's secret name, for known secrets only. */
+  name: z.string().nullable(),
+  count: z.number().int().positive(),
+  reason: z.string(),
+});
+export type RedactionEntry = z.infer<typeof zRedactionEntry>;
+
+export const zRedactionReport = z.object({
+  status: z.enum(["clean", "redacted"]),
+  entries: z.array(zRedactionEntry),
+  warnings: z.array(z.string()),
+});
+export type RedactionReport = z.infer<typeof zRedactionReport>;

@@ -1,0 +1,45 @@
+import type { Db } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { validateRunEvent, type RunEventInput } from "./catalogue";
+
+/** The channel every web process LISTENs on for new run events. */
+export const RUN_EVENTS_CHANNEL = "airlock_run_events";
+
+export type AppendResult = { firstSeq: number; lastSeq: number };
+
+/**
+ * Appends events to a run's transcript with the next `seq` values. The run row's counter is
+ * bumped in the same statement that inserts the rows and sends NOTIFY, so concurrent writers
+ * serialise on that row and `seq` stays strictly increasing and gap-free (a rolled-back append
+ * rolls its counter back too), and listeners hear of the events only once they are committed.
+ * One statement, one round trip: the transcript's write path is the hottest in Airlock.
+ */
+export async function appendRunEvents(opts: {
+  db: Db;
+  runId: string;
+  events: RunEventInput[];
+  attemptId?: string | null;
+}): Promise<AppendResult> {
+  const { runId, attemptId = null } = opts;
+  const events = opts.events.map((e) => validateRunEvent(e));
+  if (events.length === 0) throw new AppError("BAD_REQUEST", "No events to append.");
+  const n = events.length;
+  const rows = JSON.stringify(events.map((e) => ({ type: e.type, payload: e.payload })));
+  // Data-modifying CTEs always run; the notify CTE runs because the final SELECT reads it.
+  const [row] = await opts.db.$queryRaw<{ lastEventSeq: number; notified: number }[]>`
+    WITH bumped AS (
+      UPDATE "AgentDispatchRun" SET "lastEventSeq" = "lastEventSeq" + ${n}::int
+      WHERE "id" = ${runId} RETURNING "lastEventSeq"
+    ), inserted AS (
+      INSERT INTO "RunEvent" ("runId", "seq", "type", "payload", "attemptId")
+      SELECT ${runId}, b."lastEventSeq" - ${n}::int + e.ord::int, e.value->>'type', e.value->'payload', ${attemptId}
+      FROM bumped b, jsonb_array_elements(${rows}::jsonb) WITH ORDINALITY AS e(value, ord)
+      RETURNING 1
+    ), notified AS (
+      SELECT pg_notify(${RUN_EVENTS_CHANNEL}, '{"runId":' || to_json(${runId}::text)::text || ',"seq":' || b."lastEventSeq" || '}')
+      FROM bumped b
+    )
+    SELECT b."lastEventSeq", (SELECT count(*) FROM notified)::int AS "notified" FROM bumped b`;
+  if (!row) throw new AppError("NOT_FOUND", `No run ${runId}.`);
+  return { firstSeq: row.lastEventSeq - n + 1, lastSeq: row.lastEventSeq };
+}

@@ -1,0 +1,110 @@
+// Recording a delivery: one statement inserts the WebhookDelivery row (ON CONFLICT on the
+// delivery id does nothing, so a redelivery is a no-op) and, only when the row was new, adds the
+// "delivery.evaluate" job. One statement is one transaction: a delivery is never stored without
+// its job, and a crash after the acknowledgement loses nothing.
+import { randomUUID } from "node:crypto";
+import type { DeliveryOutcome, ForgeKind } from "@/server/db/generated/enums";
+import { redactDeep, type KnownSecret } from "@/server/domain/context/redaction/redact";
+import { jobs } from "@/server/queue/jobs";
+import type { Sql } from "./sql";
+
+export type DeliveryRecord = {
+  deliveryId: string;
+  source: ForgeKind;
+  event: string;
+  action: string | null;
+  /** Already sanitised (see sanitizePayload). */
+  payload: unknown;
+  /** received: waits for evaluation; ignored / rejected: final at once. */
+  outcome: Extract<DeliveryOutcome, "received" | "ignored" | "rejected">;
+  detail: string | null;
+  receivedAt: Date;
+};
+
+export type RecordResult = { recorded: boolean; enqueued: boolean };
+
+/** A delivery id: GitHub's GUID, or the local forge's own id. */
+export const DELIVERY_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+
+export async function recordDelivery(sql: Sql, d: DeliveryRecord): Promise<RecordResult> {
+  const recorded = await recordDeliveries(sql, [d]);
+  return { recorded: recorded.has(d.deliveryId), enqueued: recorded.has(d.deliveryId) && d.outcome === "received" };
+}
+
+/**
+ * Record several deliveries in one statement: the rows that are new, and one "delivery.evaluate"
+ * job for each new row waiting for evaluation (graphile-worker's add_jobs: one NOTIFY for the
+ * lot). Returns the delivery ids that were new. Ids must be distinct within one call.
+ */
+export async function recordDeliveries(sql: Sql, records: readonly DeliveryRecord[]): Promise<Set<string>> {
+  if (records.length === 0) return new Set();
+  const input = records.map((d) => ({
+    id: randomUUID(),
+    deliveryId: d.deliveryId,
+    source: d.source,
+    event: d.event,
+    action: d.action,
+    payload: d.payload,
+    outcome: d.outcome,
+    detail: d.detail,
+    receivedAt: d.receivedAt.toISOString(),
+    processedAt: d.outcome === "received" ? null : d.receivedAt.toISOString(),
+    evaluate: d.outcome === "received",
+  }));
+  // The job contract is validated like every enqueue (server/queue/enqueue.ts); the SQL builds
+  // the same payload, {deliveryId}, for the rows that were inserted.
+  for (const d of records) jobs["delivery.evaluate"].parse({ deliveryId: d.deliveryId });
+  const { rows } = await sql.query<{ deliveryId: string }>(
+    `WITH input AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
+         "id" text, "deliveryId" text, "source" text, "event" text, "action" text, "payload" jsonb,
+         "outcome" text, "detail" text, "receivedAt" timestamptz, "processedAt" timestamptz, "evaluate" boolean)
+     ), ins AS (
+       INSERT INTO "WebhookDelivery"
+         ("id", "deliveryId", "source", "event", "action", "payload", "outcome", "detail", "receivedAt", "processedAt")
+       SELECT "id", "deliveryId", "source"::"ForgeKind", "event", "action", "payload", "outcome"::"DeliveryOutcome",
+         "detail", "receivedAt", "processedAt"
+       FROM input
+       ON CONFLICT ("deliveryId") DO NOTHING
+       RETURNING "deliveryId"
+     ), queued AS (
+       SELECT ins."deliveryId" FROM ins JOIN input USING ("deliveryId") WHERE input."evaluate"
+     ), enqueued AS (
+       SELECT CASE WHEN EXISTS (SELECT 1 FROM queued) THEN (
+         SELECT count(*) FROM graphile_worker.add_jobs(ARRAY(
+           SELECT ROW('delivery.evaluate', json_build_object('deliveryId', "deliveryId"), NULL, NULL, 10, NULL, NULL, NULL)::graphile_worker.job_spec
+           FROM queued))
+       ) ELSE 0 END AS n
+     )
+     SELECT ins."deliveryId" FROM ins, enqueued`,
+    [JSON.stringify(input)],
+  );
+  return new Set(rows.map((r) => r.deliveryId));
+}
+
+/**
+ * What is stored of a payload: every string redacted (token shapes and known secret values, so a
+ * secret pasted into a PR body or echoed in a log never reaches the database) and NUL characters
+ * replaced (PostgreSQL text and jsonb cannot hold them).
+ */
+export function sanitizePayload<T>(payload: T, secrets: readonly KnownSecret[]): T {
+  return stripNul(redactDeep(payload, { secrets }).value);
+}
+
+function stripNul<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !JSON.stringify(value).includes("\\u0000")) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return v.includes("\u0000") ? v.replaceAll("\u0000", "\uFFFD") : v;
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === "object") {
+      return Object.fromEntries(Object.entries(v).map(([k, inner]) => [k.replaceAll("\u0000", "\uFFFD"), walk(inner)]));
+    }
+    return v;
+  };
+  return walk(value) as T;
+}
+
+/** One line for WebhookDelivery.detail; bounded so a long skip list cannot bloat the row. */
+export function boundedDetail(text: string, max = 2_000): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,43 @@
+// The secret values redaction must remove from everything ingest stores: the values of granted
+// secrets (SecretGrant names; values from the server environment, `AIRLOCK_SECRET_<NAME>`) and
+// Airlock's own credentials. Values live only in memory; names go into redaction reports.
+import type { Db } from "@/server/db";
+import { prismaSql, type Sql } from "./delivery/sql";
+import type { KnownSecret } from "@/server/domain/context/redaction/redact";
+import { env, grantedValue } from "@/server/env";
+
+/** Airlock's own credentials: a webhook body or CI log that echoes one must not keep it. */
+const OWN_SECRETS = ["GITHUB_WEBHOOK_SECRET", "GITHUB_TOKEN", "GITHUB_CLIENT_SECRET", "BETTER_AUTH_SECRET"] as const;
+
+// Grants change rarely and every delivery needs the list: a short cache keeps a query off the
+// webhook's hot path, and a new grant is honoured within seconds.
+const TTL_MS = 5_000;
+let cache: { at: number; names: string[] } | null = null;
+
+/** The known secrets, from a Prisma client (or transaction) or the webhook route's pg pool. */
+export async function loadKnownSecrets(source: Db | Sql, now: Date = new Date()): Promise<KnownSecret[]> {
+  if (cache === null || now.getTime() - cache.at > TTL_MS || now.getTime() < cache.at) {
+    const sql = "$queryRawUnsafe" in source ? prismaSql(source) : source;
+    const { rows } = await sql.query<{ secretName: string }>(`SELECT DISTINCT "secretName" FROM "SecretGrant"`, []);
+    cache = { at: now.getTime(), names: rows.map((g) => g.secretName) };
+  }
+  return knownSecretsFor(cache.names);
+}
+
+/** Drop the cached grant names (tests that add grants mid-file; the grants UI after a save). */
+export function forgetKnownSecrets(): void {
+  cache = null;
+}
+
+export function knownSecretsFor(grantNames: readonly string[]): KnownSecret[] {
+  const out = new Map<string, KnownSecret>();
+  for (const name of OWN_SECRETS) {
+    const value = env[name];
+    if (value) out.set(name, { name, value });
+  }
+  for (const name of grantNames) {
+    const value = grantedValue("secret", name);
+    if (value !== undefined && !out.has(name)) out.set(name, { name, value });
+  }
+  return [...out.values()];
+}

@@ -1,0 +1,151 @@
+import type { Db } from "@/server/db";
+import { Prisma } from "@/server/db";
+import { RunStatus } from "@/server/db/generated/enums";
+
+// The observability figures the spec asks for (queued dispatches, wait latency,
+// duration, cancellations, approval wait, cost, subagents, write-backs, failed
+// dispatches, dedupe drops), computed from the system of record with a few
+// aggregate queries. One read model feeds both /api/metrics and /metrics.
+
+export type Quantiles = { count: number; p50: number | null; p95: number | null; sum: number };
+
+export type MetricsSnapshot = {
+  runsByStatus: Record<RunStatus, number>;
+  dispatchWaitSeconds: Quantiles;
+  runDurationSeconds: Quantiles;
+  approvalWaitSeconds: Quantiles;
+  approvalsPending: number;
+  costUsd: number;
+  tokens: { input: number; output: number };
+  subagentsStarted: number;
+  writeBacks: Record<"pending" | "succeeded" | "failed", number>;
+  dedupeDrops: number;
+  deliveries: Record<string, number>;
+  /** Window the latency figures cover. */
+  windowHours: number;
+};
+
+type QuantileRow = { count: bigint; p50: number | null; p95: number | null; sum: number | null };
+
+const toQuantiles = (r: QuantileRow | undefined): Quantiles => ({
+  count: Number(r?.count ?? 0),
+  p50: r?.p50 ?? null,
+  p95: r?.p95 ?? null,
+  sum: r?.sum ?? 0,
+});
+
+/** Figures over `repositoryIds` ("all" for a global admin or the scrape endpoint). */
+export async function metricsSnapshot(opts: {
+  db: Db;
+  repositoryIds: string[] | "all";
+  now?: Date;
+  windowHours?: number;
+}): Promise<MetricsSnapshot> {
+  const { db } = opts;
+  const windowHours = opts.windowHours ?? 24 * 7;
+  const since = new Date((opts.now ?? new Date()).getTime() - windowHours * 3600_000);
+  const all = opts.repositoryIds === "all";
+  const ids = all ? [] : (opts.repositoryIds as string[]);
+  // A run filter usable in raw SQL: every figure below is scoped by repository.
+  const runScope = all ? Prisma.sql`TRUE` : ids.length ? Prisma.sql`r."repositoryId" IN (${Prisma.join(ids)})` : Prisma.sql`FALSE`;
+  const where = all ? {} : { repositoryId: { in: ids } };
+
+  const [statusGroups, wait, duration, approvalWait, pending, totals, subagents, writeBacks, drops, deliveries] =
+    await Promise.all([
+      db.agentDispatchRun.groupBy({ by: ["status"], where, _count: { _all: true } }),
+      db.$queryRaw<QuantileRow[]>`
+        SELECT count(*) AS count,
+          percentile_cont(0.5) WITHIN GROUP (ORDER BY s)::float8 AS p50,
+          percentile_cont(0.95) WITHIN GROUP (ORDER BY s)::float8 AS p95,
+          sum(s)::float8 AS sum
+        FROM (SELECT EXTRACT(EPOCH FROM a."startedAt" - a."queuedAt") AS s
+              FROM "DispatchAttempt" a JOIN "AgentDispatchRun" r ON r.id = a."runId"
+              WHERE a."startedAt" IS NOT NULL AND a."queuedAt" >= ${since} AND ${runScope}) t`,
+      db.$queryRaw<QuantileRow[]>`
+        SELECT count(*) AS count,
+          percentile_cont(0.5) WITHIN GROUP (ORDER BY s)::float8 AS p50,
+          percentile_cont(0.95) WITHIN GROUP (ORDER BY s)::float8 AS p95,
+          sum(s)::float8 AS sum
+        FROM (SELECT EXTRACT(EPOCH FROM r."finishedAt" - r."startedAt") AS s
+              FROM "AgentDispatchRun" r
+              WHERE r."finishedAt" IS NOT NULL AND r."startedAt" IS NOT NULL AND r."createdAt" >= ${since} AND ${runScope}) t`,
+      db.$queryRaw<QuantileRow[]>`
+        SELECT count(*) AS count,
+          percentile_cont(0.5) WITHIN GROUP (ORDER BY s)::float8 AS p50,
+          percentile_cont(0.95) WITHIN GROUP (ORDER BY s)::float8 AS p95,
+          sum(s)::float8 AS sum
+        FROM (SELECT EXTRACT(EPOCH FROM ap."decidedAt" - ap."createdAt") AS s
+              FROM "ApprovalRequest" ap JOIN "AgentDispatchRun" r ON r.id = ap."runId"
+              WHERE ap."decidedAt" IS NOT NULL AND ap."createdAt" >= ${since} AND ${runScope}) t`,
+      db.approvalRequest.count({ where: { status: "pending", run: where } }),
+      db.agentDispatchRun.aggregate({ where, _sum: { costUsd: true, inputTokens: true, outputTokens: true } }),
+      db.runEvent.count({ where: { type: "subagent_started", run: where } }),
+      db.writeBack.groupBy({ by: ["outcome"], where: { run: where }, _count: { _all: true } }),
+      all
+        ? db.triggerDrop.count()
+        : db.$queryRaw<{ n: bigint }[]>`
+            SELECT count(*) AS n FROM "TriggerDrop" d JOIN "AgentDispatchRun" r ON r.id = d."runId" WHERE ${runScope}`.then(
+            (rows) => Number(rows[0]?.n ?? 0),
+          ),
+      // Deliveries are not tied to a repository row until evaluated: admins only.
+      all ? db.webhookDelivery.groupBy({ by: ["outcome"], _count: { _all: true } }) : Promise.resolve([]),
+    ]);
+
+  const runsByStatus = Object.fromEntries(Object.values(RunStatus).map((s) => [s, 0])) as Record<RunStatus, number>;
+  for (const g of statusGroups) runsByStatus[g.status] = g._count._all;
+  const wb = { pending: 0, succeeded: 0, failed: 0 };
+  for (const g of writeBacks) wb[g.outcome] = g._count._all;
+  return {
+    runsByStatus,
+    dispatchWaitSeconds: toQuantiles(wait[0]),
+    runDurationSeconds: toQuantiles(duration[0]),
+    approvalWaitSeconds: toQuantiles(approvalWait[0]),
+    approvalsPending: pending,
+    costUsd: Number(totals._sum.costUsd ?? 0),
+    tokens: { input: totals._sum.inputTokens ?? 0, output: totals._sum.outputTokens ?? 0 },
+    subagentsStarted: subagents,
+    writeBacks: wb,
+    dedupeDrops: drops,
+    deliveries: Object.fromEntries(deliveries.map((g) => [g.outcome, g._count._all])),
+    windowHours,
+  };
+}
+
+const esc = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+
+/** Prometheus text exposition format (version 0.0.4). */
+export function toPrometheus(m: MetricsSnapshot): string {
+  const out: string[] = [];
+  const metric = (name: string, type: string, help: string, samples: [Record<string, string>, number][]) => {
+    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    for (const [labels, value] of samples) {
+      const l = Object.entries(labels).map(([k, v]) => `${k}="${esc(v)}"`).join(",");
+      out.push(`${name}${l ? `{${l}}` : ""} ${Number.isFinite(value) ? value : "NaN"}`);
+    }
+  };
+  const summary = (name: string, help: string, q: Quantiles) => {
+    metric(name, "summary", help, [
+      [{ quantile: "0.5" }, q.p50 ?? Number.NaN],
+      [{ quantile: "0.95" }, q.p95 ?? Number.NaN],
+    ]);
+    out.push(`${name}_sum ${q.sum}`, `${name}_count ${q.count}`);
+  };
+  metric("airlock_runs", "gauge", "Dispatch runs by status.", Object.entries(m.runsByStatus).map(([status, n]) => [{ status }, n]));
+  metric("airlock_dispatches_queued", "gauge", "Runs waiting for an attempt to start.", [[{}, m.runsByStatus.queued]]);
+  metric("airlock_dispatches_failed", "gauge", "Runs that ended failed.", [[{}, m.runsByStatus.failed]]);
+  metric("airlock_dispatches_cancelled", "gauge", "Runs that were cancelled.", [[{}, m.runsByStatus.cancelled]]);
+  summary("airlock_dispatch_wait_seconds", `Queue wait from enqueue to attempt start (last ${m.windowHours} h).`, m.dispatchWaitSeconds);
+  summary("airlock_run_duration_seconds", `Run duration from start to finish (last ${m.windowHours} h).`, m.runDurationSeconds);
+  summary("airlock_approval_wait_seconds", `Time from approval request to decision (last ${m.windowHours} h).`, m.approvalWaitSeconds);
+  metric("airlock_approvals_pending", "gauge", "Approval requests waiting for a person.", [[{}, m.approvalsPending]]);
+  metric("airlock_cost_usd_total", "counter", "Estimated model cost of all runs.", [[{}, m.costUsd]]);
+  metric("airlock_tokens_total", "counter", "Model tokens used by all runs.", [
+    [{ direction: "input" }, m.tokens.input],
+    [{ direction: "output" }, m.tokens.output],
+  ]);
+  metric("airlock_subagents_started_total", "counter", "Subagents started by agents.", [[{}, m.subagentsStarted]]);
+  metric("airlock_write_backs_total", "counter", "Write-backs by outcome.", Object.entries(m.writeBacks).map(([outcome, n]) => [{ outcome }, n]));
+  metric("airlock_dedupe_drops_total", "counter", "Triggers dropped as duplicates or refused.", [[{}, m.dedupeDrops]]);
+  metric("airlock_webhook_deliveries_total", "counter", "Webhook and local-CI deliveries by outcome.", Object.entries(m.deliveries).map(([outcome, n]) => [{ outcome }, n]));
+  return `${out.join("\n")}\n`;
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { checkPolicy } from "../checks/check-policy";
+import { evaluate } from "../evaluate";
+import { factsFrom, PolicyFactError } from "../facts";
+import type { Scalar } from "../model";
+import { assignments } from "../testing/enumerate";
+import { changeGatePolicy } from "./change-gate";
+
+function gate(values: Record<string, Scalar | undefined>) {
+  return evaluate(changeGatePolicy, factsFrom("api", values));
+}
+
+const allowing = {
+  approval_mode: "exceptions_allowed",
+  repository_exempts_kind: true,
+  is_diagnosis_comment: true,
+  bot_comments_allowed: true,
+} as const;
+
+describe("change gate", () => {
+  it("requires approval when the write-back kind is not known", () => {
+    const decision = gate({ ...allowing });
+    expect(decision.value).toBe(true);
+    expect(decision.rule).toBe("unknown_write_back_needs_approval");
+  });
+
+  it("refuses a kind outside the model rather than guessing", () => {
+    expect(() => gate({ kind: "force_push", ...allowing })).toThrow(PolicyFactError);
+    expect(() => gate({ kind: "force_push", ...allowing })).toThrow(
+      expect.objectContaining({ constraint: "value_not_in_enum", property: "kind" }),
+    );
+  });
+
+  it("requires approval with no facts at all (fail-closed)", () => {
+    expect(evaluate(changeGatePolicy, {}).value).toBe(true);
+  });
+
+  it("never exempts approving reviews, releases or privileged capabilities", () => {
+    for (const kind of ["approve_review", "publish_release", "privileged_capability"]) {
+      const decision = gate({ kind, ...allowing });
+      expect(decision.value).toBe(true);
+      expect(decision.rule).toBe("sensitive_write_back_needs_approval");
+    }
+  });
+
+  it("lets an exempted push through only when the stack allows exceptions", () => {
+    expect(gate({ kind: "push_commits", ...allowing }).value).toBe(false);
+    expect(gate({ kind: "push_commits", ...allowing, approval_mode: "always" }).value).toBe(true);
+    expect(gate({ kind: "push_commits", ...allowing, approval_mode: undefined }).rule).toBe("stack_requires_approval");
+    expect(gate({ kind: "push_commits", ...allowing, repository_exempts_kind: false }).value).toBe(true);
+    expect(gate({ kind: "push_commits", ...allowing, repository_exempts_kind: undefined }).rule).toBe(
+      "unexempted_write_back_needs_approval",
+    );
+  });
+
+  it("posts a diagnosis comment without approval when bot comments are allowed", () => {
+    const base = { kind: "comment", approval_mode: "exceptions_allowed", is_diagnosis_comment: true };
+    expect(gate({ ...base, bot_comments_allowed: true }).rule).toBe("diagnosis_comment_allowed");
+    expect(gate({ ...base, bot_comments_allowed: true }).value).toBe(false);
+    expect(gate({ ...base, bot_comments_allowed: false }).value).toBe(true);
+    expect(gate({ ...base, is_diagnosis_comment: false, bot_comments_allowed: true }).value).toBe(true);
+  });
+
+  it("requires approval everywhere the stack has not allowed exceptions (exhaustive)", () => {
+    let seen = 0;
+    for (const assignment of assignments(changeGatePolicy)) {
+      if (assignment.approval_mode === "exceptions_allowed") continue;
+      seen++;
+      expect(gate(assignment).value, JSON.stringify(assignment)).toBe(true);
+    }
+    expect(seen).toBeGreaterThan(100);
+  });
+
+  it("waives approval only for exemptable kinds with every enabling fact asserted (exhaustive)", () => {
+    for (const assignment of assignments(changeGatePolicy)) {
+      if (gate(assignment).value !== false) continue;
+      expect(["push_commits", "update_pr_branch", "open_pr", "comment", "review", "rerun_workflow"]).toContain(
+        assignment.kind,
+      );
+      expect(assignment.approval_mode).toBe("exceptions_allowed");
+      const diagnosis = assignment.kind === "comment" && assignment.is_diagnosis_comment === true && assignment.bot_comments_allowed === true;
+      expect(diagnosis || assignment.repository_exempts_kind === true).toBe(true);
+    }
+  });
+
+  it("passes its own checks: no conflicts, no gaps, no vacuous rules", () => {
+    expect(checkPolicy(changeGatePolicy)).toEqual({ conflicts: [], gaps: [], vacuous: [] });
+  });
+});

@@ -1,0 +1,134 @@
+import { definePolicy } from "../validate";
+
+// Does this write-back need a person's approval? Fail-closed twice over: the default is "yes",
+// and the rules are written so that every exemption has to be established by facts, while
+// unknown or missing facts fall into a rule that requires approval.
+
+/** Write-backs a repository admin may exempt from approval. */
+const exemptable = ["push_commits", "update_pr_branch", "open_pr", "comment", "review", "rerun_workflow"];
+
+export const changeGatePolicy = definePolicy({
+  kind: "change_gate",
+  name: "Change gate",
+  description: "Decides whether a write-back waits for a person's approval.",
+  subject: "write_back",
+  properties: [
+    {
+      name: "kind",
+      type: "enum",
+      values: [
+        "push_commits",
+        "update_pr_branch",
+        "open_pr",
+        "comment",
+        "review",
+        "approve_review",
+        "rerun_workflow",
+        "publish_release",
+        "privileged_capability",
+      ],
+      description: "The write-back being requested.",
+    },
+    {
+      name: "approval_mode",
+      type: "enum",
+      values: ["always", "exceptions_allowed"],
+      description: "The agent stack's approval mode.",
+    },
+    {
+      name: "repository_exempts_kind",
+      type: "boolean",
+      description: "A repository admin exempted this kind of write-back from approval.",
+    },
+    { name: "is_diagnosis_comment", type: "boolean", description: "The write-back is a comment carrying the run's diagnosis." },
+    { name: "bot_comments_allowed", type: "boolean", description: "The repository lets the bot post comments without approval." },
+    { name: "approval_required", type: "boolean", rulesOnly: true, description: "Whether a person must approve." },
+  ],
+  rules: [
+    {
+      name: "unknown_write_back_needs_approval",
+      priority: 100,
+      when: { property: "kind", isEmpty: true },
+      then: { property: "approval_required", value: true },
+      explanation: "The kind of write-back is not known, so a person approves it.",
+    },
+    {
+      name: "sensitive_write_back_needs_approval",
+      priority: 100,
+      when: { property: "kind", inList: ["approve_review", "publish_release", "privileged_capability"] },
+      then: { property: "approval_required", value: true },
+      explanation: "Approving a review, publishing a release or using a privileged capability always waits for a person.",
+    },
+    {
+      name: "stack_requires_approval",
+      priority: 90,
+      when: {
+        all: [
+          { property: "kind", inList: exemptable },
+          // An unrecorded mode counts as "always".
+          { property: "approval_mode", isNot: "exceptions_allowed" },
+        ],
+      },
+      then: { property: "approval_required", value: true },
+      explanation: "The agent stack asks for approval on every write-back.",
+    },
+    {
+      name: "diagnosis_comment_allowed",
+      priority: 60,
+      when: {
+        all: [
+          { property: "kind", is: "comment" },
+          { property: "approval_mode", is: "exceptions_allowed" },
+          { property: "is_diagnosis_comment", is: true },
+          { property: "bot_comments_allowed", is: true },
+        ],
+      },
+      then: { property: "approval_required", value: false },
+      explanation: "The repository allows the bot's diagnosis comments, and this is one.",
+    },
+    {
+      name: "exempted_write_back_proceeds",
+      priority: 50,
+      when: {
+        all: [
+          { property: "kind", inList: exemptable },
+          { property: "approval_mode", is: "exceptions_allowed" },
+          { property: "repository_exempts_kind", is: true },
+        ],
+      },
+      then: { property: "approval_required", value: false },
+      explanation: "A repository admin exempted this kind of write-back and the stack allows exceptions.",
+    },
+    {
+      name: "unexempted_write_back_needs_approval",
+      priority: 40,
+      when: {
+        all: [
+          { property: "kind", inList: exemptable },
+          { property: "approval_mode", is: "exceptions_allowed" },
+          { property: "repository_exempts_kind", isNot: true },
+          {
+            none: [
+              {
+                all: [
+                  { property: "kind", is: "comment" },
+                  { property: "is_diagnosis_comment", is: true },
+                  { property: "bot_comments_allowed", is: true },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+      then: { property: "approval_required", value: true },
+      explanation: "No exemption covers this write-back, so a person approves it.",
+    },
+  ],
+  defaults: [
+    {
+      property: "approval_required",
+      value: true,
+      explanation: "Nothing cleared this write-back, so a person approves it.",
+    },
+  ],
+});

@@ -1,0 +1,295 @@
+import type { RepoRole, TaskKind, TrustTier } from "@/server/db/generated/enums";
+import { factsFrom, type Facts } from "@/server/domain/policy/facts";
+
+// Runner pool selection and grant/RBAC admission for one attempt. Pure: facts in, decision out.
+// The caller evaluates the runner_selection policy through decide() (which stores each decision
+// with its proof) and passes the two outcomes in; this module turns them into a concrete pool,
+// its service accounts, and the secrets and config maps given or refused, each with a reason.
+//
+// The policy is data an admin can edit, so the one invariant that must never break is also
+// enforced here: code from a fork, an untrusted ref or an untrusted repository runs on an
+// untrusted pool, under unprivileged service accounts, with no privileged or trusted-only grant,
+// whatever the stored rules say. When this guard overrides the policy it says so.
+
+export type AdmissionServiceAccount = { name: string; namespace: string; privileged: boolean };
+
+export type AdmissionPool = {
+  id: string;
+  name: string;
+  trustTier: TrustTier;
+  kind: "local" | "kubernetes";
+  concurrency: number;
+  /** Empty: every task kind. */
+  allowedTaskKinds: TaskKind[];
+  runtimeServiceAccount: AdmissionServiceAccount;
+  runnerServiceAccount: AdmissionServiceAccount;
+};
+
+export type AdmissionSecretGrant = {
+  id: string;
+  secretName: string;
+  /** null: a grant to every stack. */
+  stackId: string | null;
+  privileged: boolean;
+  trustedPoolsOnly: boolean;
+  /** Empty: every task kind. */
+  taskKinds: TaskKind[];
+};
+
+export type AdmissionConfigGrant = {
+  id: string;
+  configMapName: string;
+  stackId: string | null;
+  trustedPoolsOnly: boolean;
+  taskKinds: TaskKind[];
+};
+
+/** Who the run acts for: a person (their repository role is checked) or a trigger rule. */
+export type AdmissionActor =
+  | { kind: "person"; label: string; role: RepoRole | null }
+  | { kind: "automation"; label: string; triggerRuleId: string | null };
+
+export type AdmissionFacts = {
+  repository: { fullName: string; trustTier: TrustTier };
+  /** null: unknown, which counts as a fork. */
+  isFork: boolean | null;
+  /** The ref belongs to the repository and is trusted; null: unknown (untrusted). */
+  refTrusted: boolean | null;
+  taskKind: TaskKind;
+  stack: { id: string | null; name: string };
+  /** Secret names the stack asks for (adapter env, MCP servers). */
+  requestedSecrets: string[];
+  requestedConfigMaps: string[];
+  actor: AdmissionActor;
+};
+
+export type PolicyOutcome<T> = { value: T; decisionId: string | null; rule: string | null; explanation: string };
+
+export type AdmissionInput = AdmissionFacts & {
+  policy: { poolTrustTier: PolicyOutcome<TrustTier>; privilegedCredentials: PolicyOutcome<boolean> };
+  pools: AdmissionPool[];
+  secretGrants: AdmissionSecretGrant[];
+  configGrants: AdmissionConfigGrant[];
+  /** A Kubernetes cluster is configured, so `kubernetes` pools can launch. */
+  kubernetesAvailable: boolean;
+  /** Attempts starting or running per pool id, to prefer the least loaded pool. */
+  activeAttempts?: Record<string, number>;
+};
+
+export type Denied = { name: string; reason: string };
+
+export type AdmissionDecision = {
+  admitted: boolean;
+  /** Why the attempt may not start; null when admitted. */
+  refusal: string | null;
+  trustTier: TrustTier;
+  privilegedCredentials: boolean;
+  pool: { id: string; name: string; trustTier: TrustTier; kind: "local" | "kubernetes" } | null;
+  runtimeServiceAccount: AdmissionServiceAccount | null;
+  runnerServiceAccount: AdmissionServiceAccount | null;
+  secretsGranted: { name: string; grantId: string; privileged: boolean }[];
+  secretsDenied: Denied[];
+  configMapsGranted: { name: string; grantId: string }[];
+  configMapsDenied: Denied[];
+  /** Pools not chosen, and why. */
+  poolsSkipped: Denied[];
+  actor: { label: string; verdict: string };
+  /** Where the invariant guard overrode the stored policy (empty when it agreed). */
+  overrides: string[];
+  decisionIds: string[];
+  summary: string;
+};
+
+/** Untrusted code: a fork (or unknown), an untrusted or unknown ref, or an untrusted repository. */
+export function isUntrustedCode(facts: Pick<AdmissionFacts, "isFork" | "refTrusted" | "repository">): boolean {
+  return facts.isFork !== false || facts.refTrusted !== true || facts.repository.trustTier !== "trusted";
+}
+
+/** The grants that apply to this stack for a name: stack-specific ones first, then global. */
+function grantsFor<G extends { stackId: string | null }>(grants: G[], match: (g: G) => boolean, stackId: string | null): G[] {
+  const own = grants.filter((g) => match(g) && stackId !== null && g.stackId === stackId);
+  return own.length > 0 ? own : grants.filter((g) => match(g) && g.stackId === null);
+}
+
+/** Whether the stack asks for anything privileged: the `stack_requests_privileged` fact. */
+export function stackRequestsPrivileged(facts: AdmissionFacts, grants: AdmissionSecretGrant[]): boolean {
+  return facts.requestedSecrets.some((name) =>
+    grantsFor(grants, (g) => g.secretName === name, facts.stack.id).some((g) => g.privileged),
+  );
+}
+
+/** The facts the runner_selection policy reads, each with its provenance. */
+export function runnerSelectionFacts(facts: AdmissionFacts, grants: AdmissionSecretGrant[]): Facts {
+  const known: Record<string, boolean | string> = { task_kind: facts.taskKind };
+  // Unknown fork status or ref trust stays absent: the policy's closed world treats it as untrusted.
+  if (facts.isFork !== null) known.is_fork = facts.isFork;
+  if (facts.refTrusted !== null) known.ref_trusted = facts.refTrusted && facts.repository.trustTier === "trusted";
+  return {
+    ...factsFrom("webhook", known),
+    ...factsFrom("system", { stack_requests_privileged: stackRequestsPrivileged(facts, grants) }),
+  };
+}
+
+const words = (s: string) => s.replaceAll("_", " ");
+const allows = (kinds: TaskKind[], kind: TaskKind) => kinds.length === 0 || kinds.includes(kind);
+
+function checkActor(actor: AdmissionActor): { ok: boolean; verdict: string } {
+  if (actor.kind === "automation") {
+    return actor.triggerRuleId
+      ? { ok: true, verdict: `${actor.label}, under a trigger rule` }
+      : { ok: false, verdict: `${actor.label} acts under no trigger rule and is no person with a repository role` };
+  }
+  if (actor.role === "maintainer" || actor.role === "admin") return { ok: true, verdict: `${actor.label} is ${actor.role} of the repository` };
+  return {
+    ok: false,
+    verdict: actor.role
+      ? `${actor.label} is only ${actor.role} of the repository; launching an agent needs maintainer`
+      : `${actor.label} has no role on the repository; launching an agent needs maintainer`,
+  };
+}
+
+function choosePool(input: AdmissionInput, tier: TrustTier, privileged: boolean, untrusted: boolean) {
+  const skipped: Denied[] = [];
+  // A trusted run that may not hold privileged credentials prefers a pool whose accounts are
+  // unprivileged; a trusted pool with a privileged account is the fallback (it then gets no
+  // privileged secret, and the decision says so). Untrusted code never gets such a pool.
+  const fallback = new Set<string>();
+  const eligible = input.pools.filter((pool) => {
+    const skip = (reason: string) => (skipped.push({ name: pool.name, reason }), false);
+    if (pool.trustTier !== tier) return skip(`${pool.trustTier} pool; this run needs ${tier}`);
+    if (!allows(pool.allowedTaskKinds, input.taskKind)) return skip(`does not run ${words(input.taskKind)} tasks`);
+    const privilegedAccount = [pool.runtimeServiceAccount, pool.runnerServiceAccount].find((sa) => sa.privileged);
+    if (privilegedAccount && (untrusted || tier === "untrusted")) {
+      return skip(`its service account ${privilegedAccount.name} is privileged and untrusted code never runs under a privileged account`);
+    }
+    if (pool.kind === "kubernetes" && !input.kubernetesAvailable) {
+      return skip("a kubernetes pool, and no cluster is configured (AIRLOCK_K8S_CONFIG)");
+    }
+    if (pool.concurrency < 1) return skip("its concurrency is 0");
+    if (privilegedAccount && !privileged) fallback.add(pool.id);
+    return true;
+  });
+  const load = (p: AdmissionPool) => (input.activeAttempts?.[p.id] ?? 0) / p.concurrency;
+  const rank = (p: AdmissionPool) => (fallback.has(p.id) ? 1 : 0);
+  eligible.sort((a, b) => rank(a) - rank(b) || load(a) - load(b) || a.name.localeCompare(b.name));
+  const pool = eligible[0] ?? null;
+  for (const p of eligible.slice(1)) skipped.push({ name: p.name, reason: fallback.has(p.id) ? "its service account is privileged; a better match was chosen" : "another eligible pool was chosen" });
+  const note =
+    pool && fallback.has(pool.id)
+      ? `no ${tier} pool with unprivileged service accounts runs ${words(input.taskKind)} tasks; ${pool.name} runs under ${pool.runtimeServiceAccount.name} (privileged) without any privileged secret`
+      : null;
+  return { pool, skipped, note };
+}
+
+export function admit(input: AdmissionInput): AdmissionDecision {
+  const untrusted = isUntrustedCode(input);
+  const overrides: string[] = [];
+  let tier = input.policy.poolTrustTier.value;
+  let privileged = input.policy.privilegedCredentials.value;
+  if (untrusted && tier !== "untrusted") {
+    tier = "untrusted";
+    overrides.push("the policy chose a trusted pool for untrusted code; forced onto an untrusted pool");
+  }
+  if (untrusted && privileged) {
+    privileged = false;
+    overrides.push("the policy allowed privileged credentials for untrusted code; refused");
+  }
+  const decisionIds = [input.policy.poolTrustTier.decisionId, input.policy.privilegedCredentials.decisionId].filter(
+    (id): id is string => id !== null,
+  );
+  const why = input.isFork !== false ? "Fork PR (or unknown origin)" : untrusted ? "Untrusted ref" : "Trusted ref";
+  const actor = checkActor(input.actor);
+  const { pool, skipped, note } = choosePool(input, tier, privileged, untrusted);
+
+  const base = {
+    trustTier: tier,
+    privilegedCredentials: privileged,
+    poolsSkipped: skipped,
+    actor: { label: input.actor.label, verdict: actor.verdict },
+    overrides,
+    decisionIds,
+  };
+  const refuse = (refusal: string): AdmissionDecision => ({
+    ...base,
+    admitted: false,
+    refusal,
+    pool: null,
+    runtimeServiceAccount: null,
+    runnerServiceAccount: null,
+    secretsGranted: [],
+    secretsDenied: input.requestedSecrets.map((name) => ({ name, reason: "the attempt was not admitted" })),
+    configMapsGranted: [],
+    configMapsDenied: input.requestedConfigMaps.map((name) => ({ name, reason: "the attempt was not admitted" })),
+    summary: `Refused: ${refusal}`,
+  });
+  if (!actor.ok) return refuse(actor.verdict);
+  if (!pool) {
+    const reasons = skipped.map((s) => `${s.name}: ${s.reason}`).join("; ");
+    return refuse(`no ${tier} runner pool can run a ${words(input.taskKind)} task${reasons ? ` (${reasons})` : " (no pools)"}`);
+  }
+
+  const poolTrusted = pool.trustTier === "trusted" && !untrusted;
+  const secretsGranted: AdmissionDecision["secretsGranted"] = [];
+  const secretsDenied: Denied[] = [];
+  for (const name of [...new Set(input.requestedSecrets)]) {
+    const grants = grantsFor(input.secretGrants, (g) => g.secretName === name, input.stack.id);
+    const deny = (reason: string) => secretsDenied.push({ name, reason });
+    const usable = grants.filter((g) => allows(g.taskKinds, input.taskKind));
+    const grant = usable.find((g) => (!g.privileged || (privileged && poolTrusted)) && (!g.trustedPoolsOnly || poolTrusted));
+    if (grants.length === 0) deny(`no grant lets ${input.stack.name} read it`);
+    else if (usable.length === 0) deny(`granted for ${grants.flatMap((g) => g.taskKinds).map(words).join(", ")} only, not ${words(input.taskKind)}`);
+    else if (grant) secretsGranted.push({ name, grantId: grant.id, privileged: grant.privileged });
+    else if (usable.some((g) => g.privileged) && input.isFork !== false) deny("privileged secret: fork PRs never receive privileged secrets");
+    else if (usable.some((g) => g.privileged) && !poolTrusted) deny("privileged secret: untrusted code never receives privileged secrets");
+    else if (usable.some((g) => g.privileged)) deny(`privileged secret: ${input.policy.privilegedCredentials.explanation}`);
+    else deny("granted on trusted pools only");
+  }
+  const configMapsGranted: AdmissionDecision["configMapsGranted"] = [];
+  const configMapsDenied: Denied[] = [];
+  for (const name of [...new Set(input.requestedConfigMaps)]) {
+    const grants = grantsFor(input.configGrants, (g) => g.configMapName === name, input.stack.id);
+    const usable = grants.filter((g) => allows(g.taskKinds, input.taskKind));
+    const grant = usable.find((g) => !g.trustedPoolsOnly || poolTrusted);
+    if (grants.length === 0) configMapsDenied.push({ name, reason: `no grant lets ${input.stack.name} read it` });
+    else if (usable.length === 0) configMapsDenied.push({ name, reason: `not granted for ${words(input.taskKind)} tasks` });
+    else if (grant) configMapsGranted.push({ name, grantId: grant.id });
+    else configMapsDenied.push({ name, reason: "granted on trusted pools only" });
+  }
+
+  const summary = [
+    `${why}: ${pool.name} (${tier}) for ${words(input.taskKind)}`,
+    privileged ? "privileged credentials allowed" : "no privileged credentials",
+    input.policy.poolTrustTier.explanation,
+    ...(note ? [note] : []),
+    ...overrides,
+  ].join("; ");
+  return {
+    ...base,
+    admitted: true,
+    refusal: null,
+    pool: { id: pool.id, name: pool.name, trustTier: pool.trustTier, kind: pool.kind },
+    runtimeServiceAccount: pool.runtimeServiceAccount,
+    runnerServiceAccount: pool.runnerServiceAccount,
+    secretsGranted,
+    secretsDenied,
+    configMapsGranted,
+    configMapsDenied,
+    summary,
+  };
+}
+
+/** The `admission` run event payload (also the core of AgentDispatchRun.admission). */
+export function admissionEventPayload(d: AdmissionDecision) {
+  return {
+    admitted: d.admitted,
+    poolName: d.pool?.name ?? null,
+    trustTier: d.pool ? d.trustTier : null,
+    runtimeServiceAccount: d.runtimeServiceAccount?.name ?? null,
+    runnerServiceAccount: d.runnerServiceAccount?.name ?? null,
+    secretsGranted: d.secretsGranted.map((s) => s.name),
+    secretsDenied: d.secretsDenied,
+    configMapsGranted: d.configMapsGranted.map((c) => c.name),
+    ...(d.decisionIds[0] ? { policyDecisionId: d.decisionIds[0] } : {}),
+    summary: (d.refusal ? `Refused: ${d.refusal}` : d.summary).slice(0, 2000),
+  };
+}

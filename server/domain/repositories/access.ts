@@ -1,0 +1,40 @@
+import type { Db, RepoRole } from "@/server/db";
+import { repositoryRole, roleAtLeast, type SessionUser } from "@/server/auth/roles";
+import { AppError } from "@/server/errors";
+import type { AuditActor } from "../audit";
+
+// Permission checks the configuration services run inside their own transactions, where the
+// answer depends on stored data (the repository a rule belongs to, the rules using a stack). The
+// routers check the simple cases first; these keep the domain safe when called from elsewhere.
+
+/** Who is changing configuration: the signed-in user. */
+export type ConfigActor = Pick<SessionUser, "id" | "email" | "isAdmin">;
+
+export const auditActorOf = (actor: ConfigActor): AuditActor => ({ userId: actor.id, label: actor.email });
+
+export function requireAdmin(actor: ConfigActor, what: string): void {
+  if (!actor.isAdmin) {
+    throw new AppError("FORBIDDEN", `Only an Airlock admin can ${what}.`, { reason: "admin_only" });
+  }
+}
+
+export async function requireRepositoryRoleOf(db: Db, actor: ConfigActor, repositoryId: string, min: RepoRole, what: string) {
+  const role = await repositoryRole(db, { ...actor, name: "" }, repositoryId);
+  if (!roleAtLeast(role, min)) {
+    throw new AppError(
+      "FORBIDDEN",
+      role === null
+        ? `You have no role on this repository, so you cannot ${what}.`
+        : `To ${what} you need the ${min} role on the repository; you are ${role}.`,
+      { reason: "repository_role", details: { required: min, role } },
+    );
+  }
+  return role as RepoRole;
+}
+
+/** Repositories where the actor is at least `min` ("all" for a global admin). */
+export async function repositoriesWithRole(db: Db, actor: ConfigActor, min: RepoRole): Promise<string[] | "all"> {
+  if (actor.isAdmin) return "all";
+  const rows = await db.membership.findMany({ where: { userId: actor.id }, select: { repositoryId: true, role: true } });
+  return rows.filter((r) => roleAtLeast(r.role, min)).map((r) => r.repositoryId);
+}

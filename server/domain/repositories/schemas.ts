@@ -1,0 +1,65 @@
+// The repository settings forms' schemas: the procedures validate with these and the forms use
+// the same ones. Nothing here needs Node.
+import { z } from "zod";
+import { WRITE_BACK_KINDS, zRepoRole, zWriteBackKind } from "@/server/domain/ingest/schemas";
+
+export { WRITE_BACK_KINDS } from "@/server/domain/ingest/schemas";
+
+export const WRITE_BACK_LABELS: Record<(typeof WRITE_BACK_KINDS)[number], string> = {
+  push_commits: "Push commits",
+  update_pr_branch: "Update a PR branch",
+  open_pr: "Open a pull request",
+  comment: "Comment",
+  review: "Review",
+  approve_review: "Approve a review",
+  rerun_workflow: "Rerun a workflow",
+  publish_release: "Publish a release",
+  privileged_capability: "Privileged capability (MCP, tool, secret, network)",
+};
+
+export const zRepositoryPolicyInput = z.object({
+  autoRunOnFailedCheck: z.boolean(),
+  botCommentsAllowed: z.boolean(),
+  twoPersonRule: z.boolean(),
+  /** Write-back kinds that may proceed without approval on stacks that allow exceptions. */
+  writeBackExceptions: z.array(zWriteBackKind).refine((kinds) => new Set(kinds).size === kinds.length, "Each kind once"),
+  botHandle: z
+    .string()
+    .trim()
+    .regex(/^@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/, "An @handle: letters, digits and dashes"),
+  dispatchLabel: z
+    .string()
+    .trim()
+    .min(1, "Required")
+    .max(50, "At most 50 characters")
+    .regex(/^[^,\s][^,]*$/, "One label, without commas"),
+  maxFixAttempts: z.int("A whole number").min(0, "At least 0").max(10, "At most 10"),
+});
+export type RepositoryPolicyFormValues = z.input<typeof zRepositoryPolicyInput>;
+export type RepositoryPolicy = z.output<typeof zRepositoryPolicyInput>;
+
+export const zUpdateRepositoryPolicyInput = zRepositoryPolicyInput.extend({
+  repositoryId: z.string().min(1),
+  expectedVersion: z.int().positive(),
+});
+
+export const zAddMemberInput = z.object({
+  repositoryId: z.string().min(1),
+  email: z.email("An email address").trim().toLowerCase(),
+  role: zRepoRole,
+});
+export type AddMemberFormValues = z.input<typeof zAddMemberInput>;
+
+/** `expectedRole`: the role the form showed; a different current role refuses the change. */
+export const zChangeMemberInput = z.object({
+  repositoryId: z.string().min(1),
+  userId: z.string().min(1),
+  role: zRepoRole,
+  expectedRole: zRepoRole,
+});
+
+export const zRemoveMemberInput = z.object({
+  repositoryId: z.string().min(1),
+  userId: z.string().min(1),
+  expectedRole: zRepoRole,
+});

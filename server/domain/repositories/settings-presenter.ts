@@ -1,0 +1,55 @@
+import type { Db } from "@/server/db";
+import { repositoryRole, roleAtLeast, visibleRepositoryIds } from "@/server/auth/roles";
+import { AppError } from "@/server/errors";
+import type { ConfigActor } from "./access";
+import { policyOf } from "./settings-service";
+
+// What the settings pages show: the repositories a user can see with their role, and one
+// repository's policy and members, with whether (and why not) the user may change them.
+
+const asUser = (actor: ConfigActor) => ({ ...actor, name: "" });
+
+export async function settingsRepositories(opts: { db: Db; actor: ConfigActor }) {
+  const visible = await visibleRepositoryIds(opts.db, asUser(opts.actor));
+  const repos = await opts.db.repository.findMany({
+    where: visible === "all" ? {} : { id: { in: visible } },
+    orderBy: { fullName: "asc" },
+    select: {
+      id: true,
+      fullName: true,
+      forge: true,
+      autoRunOnFailedCheck: true,
+      botCommentsAllowed: true,
+      writeBackExceptions: true,
+      _count: { select: { memberships: true, triggerRules: true } },
+      memberships: { where: { userId: opts.actor.id }, select: { role: true } },
+    },
+  });
+  return repos.map(({ memberships, ...r }) => ({ ...r, role: opts.actor.isAdmin ? ("admin" as const) : (memberships[0]?.role ?? null) }));
+}
+
+export async function repositorySettings(opts: { db: Db; actor: ConfigActor; repositoryId: string }) {
+  const role = await repositoryRole(opts.db, asUser(opts.actor), opts.repositoryId);
+  const repo = role === null ? null : await opts.db.repository.findUnique({ where: { id: opts.repositoryId } });
+  if (!repo) throw new AppError("NOT_FOUND", "No such repository.", { reason: "no_such_repository" });
+  const members = await opts.db.membership.findMany({
+    where: { repositoryId: repo.id },
+    orderBy: [{ role: "desc" }, { createdAt: "asc" }],
+    select: { role: true, createdAt: true, user: { select: { id: true, name: true, email: true, isAdmin: true } } },
+  });
+  const canEdit = roleAtLeast(role, "admin")
+    ? { allowed: true as const, reason: null }
+    : { allowed: false as const, reason: `Only a repository admin can change these settings; you are ${role}.` };
+  return {
+    id: repo.id,
+    fullName: repo.fullName,
+    forge: repo.forge,
+    trustTier: repo.trustTier,
+    version: repo.version,
+    policy: policyOf(repo),
+    members: members.map((m) => ({ ...m.user, role: m.role, since: m.createdAt })),
+    adminCount: members.filter((m) => m.role === "admin").length,
+    role,
+    canEdit,
+  };
+}

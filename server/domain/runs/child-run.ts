@@ -1,0 +1,110 @@
+import { randomUUID } from "node:crypto";
+import type { Prisma, Tx } from "@/server/db";
+import type { RunSource } from "@/server/db/generated/enums";
+import { promptHash } from "../context/prompt";
+import { appendRunEvents } from "../events/append";
+import type { AuditActor } from "../audit";
+import { contentDigest, digestOf } from "@/server/lib/digest";
+import { enqueueDispatch, queueAttempt } from "./attempts";
+
+// A new run whose parent is an existing one (resume, fork): same repository, commit, pull
+// request, pipeline and job; its own prompt and, for a fork, possibly another stack's snapshot.
+// The bundle's `source` names the parent, so the bundle (and its digest) says how the run came
+// about. Created queued with its first attempt and dispatch job.
+
+export type ParentRun = Prisma.AgentDispatchRunGetPayload<{ select: typeof parentSelect }>;
+
+export const parentSelect = {
+  id: true,
+  number: true,
+  title: true,
+  status: true,
+  repositoryId: true,
+  pullRequestId: true,
+  pipelineId: true,
+  jobId: true,
+  taskKind: true,
+  triggerRuleId: true,
+  headSha: true,
+  headBranch: true,
+  isFork: true,
+  stackId: true,
+  stackVersion: true,
+  stackSnapshot: true,
+  stackDigest: true,
+  contextBundle: true,
+  prompt: true,
+} satisfies Prisma.AgentDispatchRunSelect;
+
+export function childBundle(parent: ParentRun, kind: RunSource): Prisma.JsonValue {
+  const bundle = parent.contextBundle;
+  if (!bundle || typeof bundle !== "object" || Array.isArray(bundle)) return bundle;
+  const source = bundle.source;
+  if (!source || typeof source !== "object" || Array.isArray(source)) return bundle;
+  return { ...bundle, source: { ...source, kind, via: "ui", parentRunId: parent.id, triggerRuleId: null, triggerRuleName: null, deliveryId: null } };
+}
+
+export async function createChildRun(
+  tx: Tx,
+  opts: {
+    parent: ParentRun;
+    source: "resume" | "fork";
+    actor: AuditActor;
+    prompt: string;
+    title: string;
+    stack?: { id: string; version: number; snapshot: Prisma.JsonValue; digest: string };
+    now: Date;
+  },
+) {
+  const { parent, now } = opts;
+  const bundle = childBundle(parent, opts.source);
+  const contextDigest = digestOf(bundle);
+  const hash = promptHash(opts.prompt);
+  const run = await tx.agentDispatchRun.create({
+    data: {
+      title: opts.title.slice(0, 300),
+      repositoryId: parent.repositoryId,
+      pullRequestId: parent.pullRequestId,
+      pipelineId: parent.pipelineId,
+      jobId: parent.jobId,
+      source: opts.source,
+      taskKind: parent.taskKind,
+      actor: opts.actor.label,
+      actorUserId: opts.actor.userId,
+      status: "queued",
+      headSha: parent.headSha,
+      headBranch: parent.headBranch,
+      isFork: parent.isFork,
+      stackId: opts.stack?.id ?? parent.stackId,
+      stackVersion: opts.stack?.version ?? parent.stackVersion,
+      stackSnapshot: (opts.stack?.snapshot ?? parent.stackSnapshot) as Prisma.InputJsonValue,
+      stackDigest: opts.stack?.digest ?? parent.stackDigest,
+      contextBundle: bundle as Prisma.InputJsonValue,
+      contextDigest,
+      prompt: opts.prompt,
+      promptHash: hash,
+      dedupeKey: `${opts.source}:${parent.id}:${randomUUID()}`,
+      parentRunId: parent.id,
+      createdAt: now,
+    },
+    select: { id: true, number: true },
+  });
+  const labels = bundle && typeof bundle === "object" && !Array.isArray(bundle) ? Object.keys(bundle).filter((k) => bundle[k] !== null) : [];
+  await appendRunEvents({
+    db: tx,
+    runId: run.id,
+    events: [
+      {
+        type: "context_assembled",
+        payload: { digest: contextDigest, promptHash: hash, sizeBytes: Buffer.byteLength(JSON.stringify(bundle)), labels: labels.slice(0, 200), redactions: 0, truncated: false },
+      },
+      {
+        type: "status",
+        payload: { scope: "run", from: null, to: "queued", reason: `${opts.actor.label} ${opts.source === "resume" ? "resumed" : "forked"} run #${parent.number}` },
+      },
+    ],
+  });
+  await queueAttempt(tx, { runId: run.id, reason: "the run was queued", now });
+  await enqueueDispatch(tx, run.id);
+  return { ...run, contextDigest, promptHash: hash, promptDigest: contentDigest(opts.prompt) };
+}

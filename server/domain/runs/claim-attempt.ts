@@ -1,0 +1,184 @@
+import type { Db, Prisma, Tx } from "@/server/db";
+import { transaction } from "@/server/db";
+import type { RunStatus } from "@/server/db/generated/enums";
+import { appendRunEvents } from "../events/append";
+import type { RunEventInput } from "../events/catalogue";
+import { admissionEventPayload, type AdmissionDecision } from "../pools/admission";
+import { admissionFor, decideAdmission, loadAdmissionInputs, storedAdmission } from "./admit-attempt";
+import type { AttemptFence } from "./attempt-fence";
+import { attemptStatusEvent, queueAttempt, runStatusEvent } from "./attempts";
+import { isTerminalRun } from "./lifecycle";
+
+// The first step of the `run.dispatch` job: pick the run's queued attempt, admit it (pool,
+// service accounts, grants, actor role), check the pool's concurrency, and move the attempt to
+// `starting`, all in one transaction holding the run row lock and then the pool row lock. The
+// pool lock serialises admissions per pool, so counting its active attempts and claiming a slot
+// cannot race: a pool never runs more than `concurrency` attempts. Idempotent: a redelivered job
+// finds nothing queued and returns `skipped`.
+
+const runForExecution = {
+  id: true,
+  number: true,
+  title: true,
+  status: true,
+  repositoryId: true,
+  taskKind: true,
+  isFork: true,
+  actor: true,
+  actorUserId: true,
+  triggerRuleId: true,
+  stackId: true,
+  stackSnapshot: true,
+  stackDigest: true,
+  contextBundle: true,
+  contextDigest: true,
+  prompt: true,
+  promptHash: true,
+  headSha: true,
+  headBranch: true,
+  admission: true,
+  repository: {
+    select: { fullName: true, forge: true, cloneUrl: true, trustTier: true, defaultBranch: true, writeBackExceptions: true, botCommentsAllowed: true },
+  },
+  pullRequest: { select: { number: true, headRef: true } },
+} satisfies Prisma.AgentDispatchRunSelect;
+
+export type RunForExecution = Prisma.AgentDispatchRunGetPayload<{ select: typeof runForExecution }>;
+
+export type ClaimResult =
+  | {
+      kind: "started";
+      run: RunForExecution;
+      attempt: { id: string; number: number; fencingToken: number };
+      fence: AttemptFence;
+      admission: AdmissionDecision;
+      pool: { id: string; name: string; kind: "local" | "kubernetes"; namespace: string };
+    }
+  | { kind: "waiting"; reason: string }
+  | { kind: "refused"; reason: string }
+  | { kind: "skipped"; reason: string };
+
+async function lockRun(tx: Tx, runId: string) {
+  const [row] = await tx.$queryRaw<{ status: RunStatus; admission: Prisma.JsonValue }[]>`
+    SELECT "status", "admission" FROM "AgentDispatchRun" WHERE "id" = ${runId} FOR UPDATE`;
+  return row ?? null;
+}
+
+export async function claimNextAttempt(opts: {
+  db: Db;
+  runId: string;
+  /** Who holds the attempt (host/pid/worker pool), stored as its runnerRef. */
+  workerRef: string;
+  kubernetesAvailable: boolean;
+  now?: () => Date;
+}): Promise<ClaimResult> {
+  const now = opts.now ?? (() => new Date());
+  // The run's immutable parts and admission's read-only inputs are read before the transaction,
+  // in parallel; everything that decides (status, attempts, pool capacity) is read under the lock.
+  const run = await opts.db.agentDispatchRun.findUnique({ where: { id: opts.runId }, select: runForExecution });
+  if (!run) return { kind: "skipped", reason: "the run no longer exists" };
+  if (run.status !== "queued" && !isTerminalRun(run.status)) return { kind: "skipped", reason: `the run is ${run.status}` };
+  const inputs = run.status === "queued" ? await loadAdmissionInputs(opts.db, run) : null;
+  return transaction(opts.db, "claimNextAttempt", async (tx) => {
+    const locked = await lockRun(tx, opts.runId);
+    if (locked === null) return { kind: "skipped", reason: "the run no longer exists" };
+    const status = locked.status;
+    run.status = status;
+    run.admission = locked.admission;
+    const attempts = await tx.dispatchAttempt.findMany({ where: { runId: opts.runId }, orderBy: { number: "desc" } });
+
+    if (status !== "queued") {
+      // A cancelled or failed run may still have an attempt waiting in the queue: close it.
+      const waiting = attempts.filter((a) => a.status === "queued");
+      if (isTerminalRun(status) && waiting.length > 0) {
+        const reason = `the run is ${status}`;
+        for (const a of waiting) {
+          await tx.dispatchAttempt.update({ where: { id: a.id }, data: { status: "cancelled", finishedAt: now(), exitReason: reason } });
+        }
+        await appendRunEvents({ db: tx, runId: opts.runId, events: waiting.map((a) => attemptStatusEvent(a.number, "queued", "cancelled", reason)) });
+      }
+      return { kind: "skipped", reason: `the run is ${status}` };
+    }
+    const active = attempts.find((a) => a.status === "starting" || a.status === "running");
+    if (active) return { kind: "skipped", reason: `attempt ${active.number} is already ${active.status}` };
+    // Every event of the claim is appended once, at the end (one seq range, one NOTIFY).
+    const events: RunEventInput[] = [];
+    const attempt =
+      attempts.find((a) => a.status === "queued") ?? (await queueAttempt(tx, { runId: opts.runId, reason: "the run was queued", now: now(), deferEvents: events }));
+
+    let decision = admissionFor(run.admission, attempt.id);
+    if (!decision) {
+      // Queued at the time of the pre-read, or the status check above would have returned.
+      const loaded = inputs ?? (await loadAdmissionInputs(tx, run));
+      decision = await decideAdmission(tx, { runId: run.id, attemptId: attempt.id, inputs: loaded, kubernetesAvailable: opts.kubernetesAvailable });
+      const stored = storedAdmission(decision, attempt, now());
+      run.admission = stored as Prisma.JsonValue;
+      await tx.agentDispatchRun.update({
+        where: { id: run.id },
+        data: { admission: stored as Prisma.InputJsonValue, runnerPoolId: decision.pool?.id ?? null },
+      });
+      events.push(
+        { type: "admission", payload: admissionEventPayload(decision) },
+        {
+          type: "log",
+          payload: {
+            stream: "system",
+            text: [
+              `Admission of attempt ${attempt.number}: ${decision.actor.verdict}.`,
+              ...decision.poolsSkipped.map((s) => `Pool ${s.name} not used: ${s.reason}.`),
+              ...decision.secretsDenied.map((s) => `Secret ${s.name} refused: ${s.reason}.`),
+              ...decision.configMapsDenied.map((c) => `Config map ${c.name} refused: ${c.reason}.`),
+            ].join("\n"),
+          },
+        },
+      );
+      if (!decision.admitted) {
+        const refusal = decision.refusal ?? "admission refused the attempt";
+        events.push(attemptStatusEvent(attempt.number, "queued", "failed", `admission refused: ${refusal}`));
+        events.push(runStatusEvent("queued", "failed", `admission refused attempt ${attempt.number}: ${refusal}`));
+        await tx.dispatchAttempt.update({ where: { id: attempt.id }, data: { status: "failed", finishedAt: now(), exitReason: `admission refused: ${refusal}` } });
+        await tx.agentDispatchRun.update({ where: { id: run.id }, data: { status: "failed", finishedAt: now() } });
+        await appendRunEvents({ db: tx, runId: run.id, attemptId: attempt.id, events });
+        return { kind: "refused", reason: refusal };
+      }
+    }
+    const chosen = decision.pool;
+    if (!chosen) return { kind: "refused", reason: decision.refusal ?? "no pool" };
+
+    // FOR NO KEY UPDATE: serialises claimers of this pool, yet does not conflict with the key-share
+    // locks that foreign keys to the pool take (attempt/run rows naming it), which would deadlock.
+    const [pool] = await tx.$queryRaw<{ concurrency: number }[]>`
+      SELECT "concurrency" FROM "RunnerPool" WHERE "id" = ${chosen.id} FOR NO KEY UPDATE`;
+    const busy = await tx.dispatchAttempt.count({ where: { runnerPoolId: chosen.id, status: { in: ["starting", "running"] } } });
+    if (!pool || busy >= pool.concurrency) {
+      if (events.length > 0) await appendRunEvents({ db: tx, runId: run.id, attemptId: attempt.id, events });
+      return { kind: "waiting", reason: `pool ${chosen.name} is at its concurrency (${busy} of ${pool?.concurrency ?? 0})` };
+    }
+
+    const at = now();
+    await tx.dispatchAttempt.update({
+      where: { id: attempt.id },
+      data: {
+        status: "starting",
+        runnerRef: opts.workerRef,
+        heartbeatAt: at,
+        runnerPoolId: chosen.id,
+        runtimeServiceAccount: decision.runtimeServiceAccount?.name ?? null,
+        runnerServiceAccount: decision.runnerServiceAccount?.name ?? null,
+      },
+    });
+    events.push(
+      { type: "queue", payload: { phase: "dequeued", attemptNumber: attempt.number, poolName: chosen.name, waitMs: Math.max(0, at.getTime() - attempt.queuedAt.getTime()) } },
+      attemptStatusEvent(attempt.number, "queued", "starting", `a worker picked the attempt on pool ${chosen.name} and is preparing its workspace`),
+    );
+    await appendRunEvents({ db: tx, runId: run.id, attemptId: attempt.id, events });
+    return {
+      kind: "started",
+      run,
+      attempt: { id: attempt.id, number: attempt.number, fencingToken: attempt.fencingToken },
+      fence: { runId: run.id, attemptId: attempt.id, fencingToken: attempt.fencingToken },
+      admission: decision,
+      pool: { id: chosen.id, name: chosen.name, kind: chosen.kind, namespace: decision.runtimeServiceAccount?.namespace ?? "airlock" },
+    };
+  });
+}

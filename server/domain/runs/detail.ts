@@ -1,0 +1,91 @@
+import type { Db, Prisma, RepoRole } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { runControls } from "./controls";
+import { admissionView, contextView, stackView } from "./view-model";
+
+export { listRunEvents, searchRunEvents } from "./transcript";
+
+// The read model behind /runs/<id>: everything the page shows on first paint,
+// with the stored JSON documents read into views and the controls' verdicts
+// for this viewer. Transcript events are paged separately (newest window first).
+
+const runDetailInclude = {
+  repository: { select: { id: true, fullName: true, forge: true, defaultBranch: true, cloneUrl: true } },
+  pullRequest: true,
+  pipeline: true,
+  job: true,
+  triggerRule: { select: { id: true, name: true, kind: true, action: true } },
+  parentRun: { select: { id: true, number: true, title: true } },
+  childRuns: { select: { id: true, number: true, title: true, status: true }, orderBy: { createdAt: "asc" } },
+  attempts: { orderBy: { number: "asc" }, include: { runnerPool: { select: { id: true, name: true, trustTier: true, kind: true } } } },
+  artifacts: {
+    orderBy: { createdAt: "asc" },
+    select: { id: true, kind: true, name: true, digest: true, sizeBytes: true, mediaType: true, createdAt: true, attemptId: true, retainUntil: true },
+  },
+  approvals: { orderBy: { createdAt: "asc" }, include: { decidedBy: { select: { id: true, name: true, email: true } } } },
+  writeBacks: { orderBy: { createdAt: "asc" } },
+  decisions: { orderBy: { createdAt: "asc" }, select: { id: true, subject: true, property: true, value: true, ruleName: true, createdAt: true } },
+} satisfies Prisma.AgentDispatchRunInclude;
+
+export type RunDetail = Prisma.AgentDispatchRunGetPayload<{ include: typeof runDetailInclude }>;
+
+export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: RepoRole }) {
+  const run = await opts.db.agentDispatchRun.findUnique({ where: { id: opts.runId }, include: runDetailInclude });
+  if (!run) throw new AppError("NOT_FOUND", "No such run.");
+  const [dropped, runnerPool] = await Promise.all([
+    opts.db.triggerDrop.count({ where: { runId: run.id } }),
+    run.runnerPoolId
+      ? opts.db.runnerPool.findUnique({
+          where: { id: run.runnerPoolId },
+          select: { id: true, name: true, trustTier: true, kind: true, runtimeServiceAccount: { select: { name: true } }, runnerServiceAccount: { select: { name: true } } },
+        })
+      : null,
+  ]);
+  const { costUsd, attempts, contextBundle, stackSnapshot, admission, ...rest } = run;
+  const stack = stackView(stackSnapshot);
+  return {
+    ...rest,
+    costUsd: Number(costUsd),
+    attempts: attempts.map(({ costUsd: c, ...a }) => ({ ...a, costUsd: Number(c) })),
+    duplicateTriggersDropped: dropped,
+    runnerPool,
+    context: contextView(contextBundle),
+    stack,
+    admission: admissionView(admission),
+    viewerRole: opts.viewerRole,
+    controls: runControls({
+      status: run.status,
+      role: opts.viewerRole,
+      attempts: attempts.length,
+      maxRetries: stack.spec?.limits.maxRetries,
+      pendingApprovals: run.approvals.filter((a) => a.status === "pending").length,
+    }),
+  };
+}
+
+/** The most of an artifact's content one response carries. */
+export const maxArtifactBytes = 2 * 1024 * 1024;
+
+/**
+ * One artifact with its content, cut to `maxBytes` (UTF-8) with `truncated`
+ * set; the database sends at most `maxBytes` characters, never the whole blob.
+ */
+export async function getRunArtifact(opts: { db: Db; runId: string; artifactId: string; maxBytes?: number }) {
+  const maxBytes = opts.maxBytes ?? maxArtifactBytes;
+  const [row] = await opts.db.$queryRaw<
+    { id: string; kind: string; name: string; mediaType: string; digest: string; sizeBytes: number; location: string | null; createdAt: Date; head: string | null; length: number | null }[]
+  >`
+    SELECT "id", "kind", "name", "mediaType", "digest", "sizeBytes", "location", "createdAt",
+           left("content", ${maxBytes}::int) AS "head", char_length("content") AS "length"
+    FROM "Artifact" WHERE "id" = ${opts.artifactId} AND "runId" = ${opts.runId}`;
+  if (!row) throw new AppError("NOT_FOUND", "No such artifact on this run.");
+  const { head, length, ...meta } = row;
+  let content = head;
+  let truncated = head !== null && length !== null && length > head.length;
+  if (content !== null && Buffer.byteLength(content) > maxBytes) {
+    // Cut on a character boundary: drop a trailing partial character.
+    content = Buffer.from(content).subarray(0, maxBytes).toString("utf8").replace(/\uFFFD$/, "");
+    truncated = true;
+  }
+  return { ...meta, kind: meta.kind as Prisma.ArtifactGetPayload<object>["kind"], content, truncated };
+}

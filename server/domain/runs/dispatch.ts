@@ -1,0 +1,37 @@
+import type { Db } from "@/server/db";
+import { transaction } from "@/server/db";
+import type { RunStatus } from "@/server/db/generated/enums";
+import { AppError } from "@/server/errors";
+import { recordAudit, type AuditActor } from "../audit";
+import { appendRunEvents } from "../events/append";
+import { enqueueDispatch, queueAttempt, runStatusEvent } from "./attempts";
+
+// "Diagnose with agent" / "Attempt repair": a person dispatches a suggested run. The run becomes
+// queued with its first attempt, the audit entry and status events are written, and the
+// dispatch job is added, all in one transaction; a worker picks it up through NOTIFY.
+
+export async function dispatchRun(opts: { db: Db; actor: AuditActor; runId: string; now?: Date }) {
+  const now = opts.now ?? new Date();
+  return transaction(opts.db, "dispatchRun", async (tx) => {
+    const [run] = await tx.$queryRaw<{ status: RunStatus; repositoryId: string }[]>`
+      SELECT "status", "repositoryId" FROM "AgentDispatchRun" WHERE "id" = ${opts.runId} FOR UPDATE`;
+    if (!run) throw new AppError("NOT_FOUND", "No such run.");
+    if (run.status !== "suggested") {
+      throw new AppError("CONFLICT", `The run is ${run.status.replaceAll("_", " ")}; only a suggestion can be dispatched`, { reason: "cannot_dispatch" });
+    }
+    const reason = `${opts.actor.label} dispatched the suggestion`;
+    await appendRunEvents({ db: tx, runId: opts.runId, events: [runStatusEvent("suggested", "queued", reason)] });
+    await tx.agentDispatchRun.update({ where: { id: opts.runId }, data: { status: "queued" } });
+    const attempt = await queueAttempt(tx, { runId: opts.runId, reason, now });
+    await recordAudit(tx, {
+      actor: opts.actor,
+      action: "run.dispatch",
+      objectType: "AgentDispatchRun",
+      objectId: opts.runId,
+      repositoryId: run.repositoryId,
+      detail: { from: "suggested", attemptNumber: attempt.number },
+    });
+    await enqueueDispatch(tx, opts.runId);
+    return { runId: opts.runId, status: "queued" as const, attemptNumber: attempt.number };
+  });
+}

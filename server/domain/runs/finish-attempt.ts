@@ -1,0 +1,137 @@
+import type { Db } from "@/server/db";
+import type { ArtifactKind, RunStatus } from "@/server/db/generated/enums";
+import { appendRunEvents } from "../events/append";
+import type { RunEventInput } from "../events/catalogue";
+import { type AttemptFence, withFence } from "./attempt-fence";
+import { attemptStatusEvent, runStatusEvent } from "./attempts";
+import type { RunForExecution } from "./claim-attempt";
+import { type PatchArtifact, requestPatchApproval } from "./request-approval";
+
+// The attempt's artifacts and its end, both fenced: a worker whose attempt was replaced cannot
+// store an artifact or overwrite the outcome its successor records.
+
+export type ArtifactToStore = {
+  kind: ArtifactKind;
+  name: string;
+  mediaType: string;
+  /** sha256:<hex> of the bytes, computed by the worker from the file it stored. */
+  digest: string;
+  sizeBytes: number;
+  /** Text up to 1 MB is kept in the row; anything else by location. */
+  content: string | null;
+  location: string | null;
+  retainUntil: Date | null;
+};
+
+export type StoredArtifact = { id: string; kind: ArtifactKind; name: string; digest: string; sizeBytes: number };
+
+/** One Artifact row and its artifact_produced event, in one fenced transaction. */
+export function storeAttemptArtifact(opts: { db: Db; fence: AttemptFence; artifact: ArtifactToStore; now?: Date }): Promise<StoredArtifact> {
+  const { artifact } = opts;
+  const now = opts.now ?? new Date();
+  return withFence(opts.db, "storeAttemptArtifact", opts.fence, async (tx) => {
+    const row = await tx.artifact.create({
+      data: {
+        runId: opts.fence.runId,
+        attemptId: opts.fence.attemptId,
+        kind: artifact.kind,
+        name: artifact.name,
+        content: artifact.content,
+        location: artifact.location,
+        mediaType: artifact.mediaType,
+        digest: artifact.digest,
+        sizeBytes: artifact.sizeBytes,
+        retainUntil: artifact.retainUntil,
+        createdAt: now,
+      },
+      select: { id: true, kind: true, name: true, digest: true, sizeBytes: true },
+    });
+    await appendRunEvents({
+      db: tx,
+      runId: opts.fence.runId,
+      attemptId: opts.fence.attemptId,
+      events: [
+        {
+          type: "artifact_produced",
+          payload: { artifactId: row.id, kind: row.kind, name: row.name, digest: row.digest, sizeBytes: row.sizeBytes, mediaType: artifact.mediaType },
+        },
+      ],
+    });
+    return row;
+  });
+}
+
+export type AttemptEnd = { status: "succeeded" | "failed" | "cancelled" | "timed_out"; reason: string };
+
+/**
+ * Records how the attempt ended and moves the run on: a succeeded attempt with a patch awaits
+ * approval (one ApprovalRequest per patch), a succeeded attempt without one (a diagnosis)
+ * succeeds, anything else fails or is cancelled with the attempt.
+ */
+export function finishAttempt(opts: {
+  db: Db;
+  fence: AttemptFence;
+  run: RunForExecution;
+  end: AttemptEnd;
+  artifacts: StoredArtifact[];
+  approvalTtlMs: number;
+  now?: Date;
+}): Promise<{ runStatus: RunStatus; approvalIds: string[] }> {
+  const now = opts.now ?? new Date();
+  const { end, fence } = opts;
+  return withFence(opts.db, "finishAttempt", fence, async (tx, attempt) => {
+    const run = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: fence.runId }, select: { status: true } });
+    const attemptEvent = attemptStatusEvent(attempt.number, attempt.status, end.status, end.reason);
+    await tx.dispatchAttempt.update({ where: { id: fence.attemptId }, data: { status: end.status, finishedAt: now, exitReason: end.reason } });
+    await appendRunEvents({ db: tx, runId: fence.runId, attemptId: fence.attemptId, events: [attemptEvent] });
+
+    const patches = opts.artifacts.filter((a): a is PatchArtifact => a.kind === "patch");
+    let to: RunStatus;
+    let why: string;
+    const approvalIds: string[] = [];
+    if (end.status === "succeeded" && patches.length > 0) {
+      for (const patch of patches) {
+        const approval = await requestPatchApproval(tx, { run: opts.run, attemptId: fence.attemptId, artifact: patch, ttlMs: opts.approvalTtlMs, now });
+        approvalIds.push(approval.id);
+      }
+      to = "awaiting_approval";
+      why = `attempt ${attempt.number} produced ${patches.length === 1 ? "a patch" : `${patches.length} patches`}; pushing needs approval`;
+    } else if (end.status === "succeeded") {
+      to = "succeeded";
+      why = `attempt ${attempt.number} finished with nothing left to approve`;
+    } else if (end.status === "cancelled") {
+      to = "cancelled";
+      why = `attempt ${attempt.number} was cancelled: ${end.reason}`;
+    } else {
+      to = "failed";
+      why = `attempt ${attempt.number} ${end.status === "timed_out" ? "timed out" : "failed"}: ${end.reason}`;
+    }
+    const events: RunEventInput[] = [runStatusEvent(run.status, to, why)];
+    await tx.agentDispatchRun.update({
+      where: { id: fence.runId },
+      data: { status: to, ...(to === "awaiting_approval" ? {} : { finishedAt: now }) },
+    });
+    await appendRunEvents({ db: tx, runId: fence.runId, attemptId: fence.attemptId, events });
+    return { runStatus: to, approvalIds };
+  });
+}
+
+/** Cost events carry the attempt's cumulative totals: store them, and the run's sum over attempts. */
+export async function recordAttemptCost(
+  tx: Parameters<Parameters<typeof withFence>[3]>[0],
+  fence: AttemptFence,
+  cost: { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number; usd?: number },
+) {
+  const inputTokens = cost.inputTokens + (cost.cacheReadTokens ?? 0) + (cost.cacheWriteTokens ?? 0);
+  await tx.dispatchAttempt.update({
+    where: { id: fence.attemptId },
+    data: { inputTokens, outputTokens: cost.outputTokens, ...(cost.usd !== undefined ? { costUsd: cost.usd.toFixed(6) } : {}) },
+  });
+  await tx.$executeRaw`
+    UPDATE "AgentDispatchRun" r SET
+      "inputTokens" = s."inputTokens", "outputTokens" = s."outputTokens", "costUsd" = s."costUsd"
+    FROM (SELECT coalesce(sum("inputTokens"), 0)::int AS "inputTokens", coalesce(sum("outputTokens"), 0)::int AS "outputTokens",
+                 coalesce(sum("costUsd"), 0) AS "costUsd"
+          FROM "DispatchAttempt" WHERE "runId" = ${fence.runId}) s
+    WHERE r."id" = ${fence.runId}`;
+}

@@ -1,0 +1,57 @@
+import type { Db, Tx } from "@/server/db";
+import { transaction } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { recordAudit, type AuditActor } from "../audit";
+import { truncateText } from "../events/catalogue";
+import { createChildRun, type ParentRun, parentSelect } from "./child-run";
+import { canResumeRun } from "./lifecycle";
+
+// Resume: a new run that continues a finished one. Its prompt is the parent's plus a
+// continuation section: how the parent ended, what it produced, its last message, and the
+// person's instructions, so the agent picks up where the parent stopped.
+
+async function continuationPrompt(tx: Tx, parent: ParentRun, actor: AuditActor, instructions: string | undefined) {
+  const [artifacts, lastMessage, lastStatus] = await Promise.all([
+    tx.artifact.findMany({ where: { runId: parent.id }, select: { name: true, kind: true, digest: true }, orderBy: { createdAt: "asc" } }),
+    tx.runEvent.findFirst({ where: { runId: parent.id, type: "message" }, orderBy: { seq: "desc" }, select: { payload: true } }),
+    tx.runEvent.findFirst({ where: { runId: parent.id, type: "status" }, orderBy: { seq: "desc" }, select: { payload: true } }),
+  ]);
+  const text = (lastMessage?.payload as { text?: unknown } | null)?.text;
+  const ended = (lastStatus?.payload as { reason?: unknown } | null)?.reason;
+  return [
+    parent.prompt,
+    "",
+    `## Continuation of run #${parent.number}`,
+    `Run #${parent.number} ended ${parent.status.replaceAll("_", " ")}${typeof ended === "string" ? `: ${ended}` : ""}.`,
+    artifacts.length > 0
+      ? `It produced: ${artifacts.map((a) => `${a.name} (${a.kind}, ${a.digest})`).join("; ")}.`
+      : "It produced no artifacts.",
+    typeof text === "string" ? `Its last message:\n> ${truncateText(text, 2000).replaceAll("\n", "\n> ")}` : "",
+    "",
+    instructions?.trim() ? `Instructions from ${actor.label}:\n${instructions.trim()}` : "Continue from where it stopped.",
+  ]
+    .filter((line, i, all) => line !== "" || all[i - 1] !== "")
+    .join("\n");
+}
+
+export async function resumeRun(opts: { db: Db; actor: AuditActor; runId: string; instructions?: string; now?: Date }) {
+  const now = opts.now ?? new Date();
+  return transaction(opts.db, "resumeRun", async (tx) => {
+    await tx.$queryRaw`SELECT "id" FROM "AgentDispatchRun" WHERE "id" = ${opts.runId} FOR UPDATE`;
+    const parent = await tx.agentDispatchRun.findUnique({ where: { id: opts.runId }, select: parentSelect });
+    if (!parent) throw new AppError("NOT_FOUND", "No such run.");
+    const verdict = canResumeRun(parent.status);
+    if (!verdict.ok) throw new AppError("CONFLICT", verdict.reason, { reason: "cannot_resume" });
+    const prompt = await continuationPrompt(tx, parent, opts.actor, opts.instructions);
+    const child = await createChildRun(tx, { parent, source: "resume", actor: opts.actor, prompt, title: `Resume #${parent.number}: ${parent.title}`, now });
+    await recordAudit(tx, {
+      actor: opts.actor,
+      action: "run.resume",
+      objectType: "AgentDispatchRun",
+      objectId: child.id,
+      repositoryId: parent.repositoryId,
+      detail: { parentRunId: parent.id, promptHash: child.promptHash, instructions: opts.instructions?.trim() || null },
+    });
+    return { runId: child.id, number: child.number, parentRunId: parent.id };
+  });
+}

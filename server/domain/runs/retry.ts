@@ -1,0 +1,39 @@
+import type { Db } from "@/server/db";
+import { transaction } from "@/server/db";
+import type { RunStatus } from "@/server/db/generated/enums";
+import { AppError } from "@/server/errors";
+import { recordAudit, type AuditActor } from "../audit";
+import { appendRunEvents } from "../events/append";
+import { enqueueDispatch, maxRetriesOf, queueAttempt, runStatusEvent } from "./attempts";
+import { canRetryRun } from "./lifecycle";
+
+// Retry: a new attempt of the same run (failed, cancelled or escalated), within the stack's
+// retry bound. The run goes back to queued; the new attempt gets the next fencing token, so
+// nothing a previous attempt's worker still sends can land.
+
+export async function retryRun(opts: { db: Db; actor: AuditActor; runId: string; reason?: string; now?: Date }) {
+  const now = opts.now ?? new Date();
+  return transaction(opts.db, "retryRun", async (tx) => {
+    const [run] = await tx.$queryRaw<{ status: RunStatus; repositoryId: string; stackSnapshot: unknown }[]>`
+      SELECT "status", "repositoryId", "stackSnapshot" FROM "AgentDispatchRun" WHERE "id" = ${opts.runId} FOR UPDATE`;
+    if (!run) throw new AppError("NOT_FOUND", "No such run.");
+    const attempts = await tx.dispatchAttempt.count({ where: { runId: opts.runId } });
+    const maxRetries = maxRetriesOf(run.stackSnapshot);
+    const verdict = canRetryRun(run.status, { attempts, maxRetries });
+    if (!verdict.ok) throw new AppError("CONFLICT", verdict.reason, { reason: "cannot_retry" });
+    const reason = opts.reason?.trim() || `${opts.actor.label} asked for a new attempt`;
+    await appendRunEvents({ db: tx, runId: opts.runId, events: [runStatusEvent(run.status, "queued", reason)] });
+    await tx.agentDispatchRun.update({ where: { id: opts.runId }, data: { status: "queued", finishedAt: null } });
+    const attempt = await queueAttempt(tx, { runId: opts.runId, reason: `retry ${attempts} of ${maxRetries}: ${reason}`, now });
+    await recordAudit(tx, {
+      actor: opts.actor,
+      action: "run.retry",
+      objectType: "AgentDispatchRun",
+      objectId: opts.runId,
+      repositoryId: run.repositoryId,
+      detail: { from: run.status, attemptNumber: attempt.number, reason },
+    });
+    await enqueueDispatch(tx, opts.runId);
+    return { runId: opts.runId, status: "queued" as const, attemptNumber: attempt.number };
+  });
+}

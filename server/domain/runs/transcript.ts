@@ -1,0 +1,85 @@
+import type { Db } from "@/server/db";
+import { AppError } from "@/server/errors";
+
+// Reading a run's transcript for the page: windows of events bounded by count
+// AND bytes (no response over 2 MB, however large the events), and search over
+// the whole transcript so a match outside the loaded window can be jumped to.
+
+/** Payload bytes per window; with the envelope a response stays well under 2 MB. */
+export const maxWindowBytes = 1_500_000;
+
+export type TranscriptEvent = { seq: number; type: string; payload: unknown; attemptId: string | null; createdAt: Date };
+
+type Row = TranscriptEvent & { size: number };
+
+/**
+ * A window of a run's events, returned oldest first:
+ * - neither cursor: the newest `limit` events (the page opens at the tail);
+ * - `beforeSeq`: the `limit` events just before it (scrolling up);
+ * - `afterSeq`: the `limit` events just after it (scrolling down after a jump).
+ * The window stops early at `maxBytes` of payload, keeping the events nearest
+ * the cursor, and always holds at least one event when any exist.
+ */
+export async function listRunEvents(opts: {
+  db: Db;
+  runId: string;
+  beforeSeq?: number;
+  afterSeq?: number;
+  limit: number;
+  maxBytes?: number;
+}): Promise<TranscriptEvent[]> {
+  if (opts.beforeSeq !== undefined && opts.afterSeq !== undefined) {
+    throw new AppError("BAD_REQUEST", "Give beforeSeq or afterSeq, not both.");
+  }
+  const maxBytes = opts.maxBytes ?? maxWindowBytes;
+  const ascending = opts.afterSeq !== undefined;
+  const before = opts.beforeSeq ?? 2_147_483_647;
+  const after = opts.afterSeq ?? 0;
+  // Page first (index range scan), then a running byte total over that page only.
+  const rows = ascending
+    ? await opts.db.$queryRaw<Row[]>`
+        SELECT "seq", "type", "payload", "attemptId", "createdAt",
+               (sum(octet_length("payload"::text)) OVER (ORDER BY "seq") - octet_length("payload"::text))::float8 AS "size"
+        FROM (SELECT * FROM "RunEvent" WHERE "runId" = ${opts.runId} AND "seq" > ${after} ORDER BY "seq" LIMIT ${opts.limit}) page
+        ORDER BY "seq"`
+    : await opts.db.$queryRaw<Row[]>`
+        SELECT "seq", "type", "payload", "attemptId", "createdAt",
+               (sum(octet_length("payload"::text)) OVER (ORDER BY "seq" DESC) - octet_length("payload"::text))::float8 AS "size"
+        FROM (SELECT * FROM "RunEvent" WHERE "runId" = ${opts.runId} AND "seq" < ${before} ORDER BY "seq" DESC LIMIT ${opts.limit}) page
+        ORDER BY "seq" DESC`;
+  // `size` is the payload total of the events nearer the cursor than this one.
+  const kept = rows.filter((r) => r.size < maxBytes).map(({ size: _size, ...e }) => e);
+  return ascending ? kept : kept.reverse();
+}
+
+export const maxSearchMatches = 1_000;
+
+/** `%` and `_` are wildcards in ILIKE: a search for "50%" means the text "50%". */
+const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * The seqs of events whose type or any string in their payload contains
+ * `query` (case-insensitive), oldest first, at most `limit`. Keys of the JSON
+ * never match, so searching "text" does not find every message.
+ */
+export async function searchRunEvents(opts: { db: Db; runId: string; query: string; limit?: number }) {
+  const query = opts.query.trim();
+  const limit = opts.limit ?? maxSearchMatches;
+  if (query === "") return { seqs: [] as number[], truncated: false };
+  const pattern = likePattern(query);
+  // The JSON text is a cheap pre-filter, valid only when the query has no
+  // character JSON escapes; the exact test reads the string values.
+  const prefilter = /["\\\u0000-\u001f]/.test(query) ? "%" : pattern;
+  const rows = await opts.db.$queryRaw<{ seq: number }[]>`
+    SELECT "seq" FROM "RunEvent" e
+    WHERE e."runId" = ${opts.runId}
+      AND (e."type" ILIKE ${pattern} OR (
+        e."payload"::text ILIKE ${prefilter}
+        AND EXISTS (
+          SELECT 1 FROM jsonb_path_query(e."payload", 'strict $.**') v
+          WHERE jsonb_typeof(v) = 'string' AND (v #>> '{}') ILIKE ${pattern}
+        )))
+    ORDER BY "seq"
+    LIMIT ${limit + 1}`;
+  return { seqs: rows.slice(0, limit).map((r) => r.seq), truncated: rows.length > limit };
+}

@@ -1,0 +1,115 @@
+// The trigger rule form's schemas: the triggers procedures validate with these and the form uses
+// the same ones through zodResolver. A rule may set only the match keys its kind can carry
+// (APPLICABLE_KEYS) and start only the task kinds its kind allows. Nothing here needs Node.
+import { z } from "zod";
+import { zTaskKind, zTriggerAction, zTriggerKind } from "@/server/domain/ingest/schemas";
+import { ALLOWED_TASK_KINDS, APPLICABLE_KEYS, TRIGGER_DEFAULTS, type MatchKey } from "../schemas";
+
+export { ALLOWED_TASK_KINDS, APPLICABLE_KEYS, TRIGGER_DEFAULTS, type MatchKey } from "../schemas";
+
+/** A match key left empty means "any": "" and null both store null. */
+const zOptionalKey = z
+  .string()
+  .trim()
+  .max(200, "At most 200 characters")
+  .nullable()
+  .transform((v) => (v === null || v === "" ? null : v));
+
+/** The form field each match key lives in. */
+export const MATCH_KEY_FIELDS = {
+  repository: "repositoryId",
+  workflow: "workflow",
+  job: "job",
+  step: "step",
+  branch: "branchGlob",
+  paths: "pathFilters",
+  failureSignature: "failureSignature",
+} as const satisfies Record<MatchKey, string>;
+
+export const zTriggerRuleFields = z.object({
+  name: z.string().trim().min(1, "Required").max(120, "At most 120 characters"),
+  kind: zTriggerKind,
+  /** "" or null: every repository (only an Airlock admin may save that). */
+  repositoryId: z
+    .string()
+    .nullable()
+    .transform((v) => (v === null || v === "" ? null : v)),
+  workflow: zOptionalKey,
+  job: zOptionalKey,
+  step: zOptionalKey,
+  branchGlob: zOptionalKey,
+  pathFilters: z.array(z.string().trim().min(1, "Empty pattern").max(200, "At most 200 characters")).max(50, "At most 50 patterns"),
+  failureSignature: zOptionalKey,
+  stackId: z.string().min(1, "Pick a stack"),
+  taskKind: zTaskKind,
+  action: zTriggerAction,
+  enabled: z.boolean(),
+});
+
+type RuleFields = z.output<typeof zTriggerRuleFields>;
+
+function checkRule(rule: RuleFields, ctx: z.RefinementCtx) {
+  const applicable = APPLICABLE_KEYS[rule.kind];
+  const set: Record<MatchKey, boolean> = {
+    repository: rule.repositoryId !== null,
+    workflow: rule.workflow !== null,
+    job: rule.job !== null,
+    step: rule.step !== null,
+    branch: rule.branchGlob !== null,
+    paths: rule.pathFilters.length > 0,
+    failureSignature: rule.failureSignature !== null,
+  };
+  for (const key of Object.keys(set) as MatchKey[]) {
+    if (set[key] && !applicable.includes(key)) {
+      ctx.addIssue({ code: "custom", path: [MATCH_KEY_FIELDS[key]], message: `${rule.kind} rules cannot match on ${key}: clear it` });
+    }
+  }
+  if (!ALLOWED_TASK_KINDS[rule.kind].includes(rule.taskKind)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["taskKind"],
+      message: `${rule.kind} rules start ${ALLOWED_TASK_KINDS[rule.kind].join(" or ")}`,
+    });
+  }
+  if (rule.failureSignature !== null && !/^[0-9a-f]{16}$/i.test(rule.failureSignature)) {
+    ctx.addIssue({ code: "custom", path: ["failureSignature"], message: "16 hex characters: copy it from a failed job" });
+  }
+  rule.pathFilters.forEach((p, i) => {
+    if (p === "!") ctx.addIssue({ code: "custom", path: ["pathFilters", i], message: "A negated pattern needs a path" });
+  });
+}
+
+export const zTriggerRuleInput = zTriggerRuleFields.superRefine(checkRule);
+export type TriggerRuleFormValues = z.input<typeof zTriggerRuleInput>;
+export type TriggerRuleInput = z.output<typeof zTriggerRuleInput>;
+
+export const zUpdateTriggerRuleInput = zTriggerRuleFields
+  .extend({ ruleId: z.string().min(1), expectedVersion: z.int().positive() })
+  .superRefine(checkRule);
+
+export const zRuleRefInput = z.object({ ruleId: z.string().min(1), expectedVersion: z.int().positive() });
+export const zRuleIdInput = z.object({ ruleId: z.string().min(1) });
+
+export const zDryRunInput = z.object({
+  /** The rule being edited (its dedupe keys use its id); null for a new rule. */
+  ruleId: z.string().min(1).nullable(),
+  rule: zTriggerRuleInput,
+});
+
+export function emptyTriggerRule(kind: RuleFields["kind"] = "failed_check"): TriggerRuleFormValues {
+  return {
+    name: "",
+    kind,
+    repositoryId: "",
+    workflow: "",
+    job: "",
+    step: "",
+    branchGlob: "",
+    pathFilters: [],
+    failureSignature: "",
+    stackId: "",
+    taskKind: TRIGGER_DEFAULTS[kind].taskKind,
+    action: TRIGGER_DEFAULTS[kind].action,
+    enabled: true,
+  };
+}

@@ -1,0 +1,78 @@
+import type { Db } from "@/server/db";
+import { repositoryRole, roleAtLeast, visibleRepositoryIds } from "@/server/auth/roles";
+import { AppError } from "@/server/errors";
+import type { ConfigActor } from "../repositories/access";
+
+// What the triggers pages show: the rules a user can see (their repositories' and the global
+// ones), whether they may change each, and the choices the form offers.
+
+const asUser = (actor: ConfigActor) => ({ ...actor, name: "" });
+
+export type RuleRight = { allowed: true; reason: null } | { allowed: false; reason: string };
+
+async function ruleRight(db: Db, actor: ConfigActor, repositoryId: string | null): Promise<RuleRight> {
+  if (actor.isAdmin) return { allowed: true, reason: null };
+  if (repositoryId === null) return { allowed: false, reason: "Only an Airlock admin can change a rule for every repository." };
+  const role = await repositoryRole(db, asUser(actor), repositoryId);
+  return roleAtLeast(role, "maintainer")
+    ? { allowed: true, reason: null }
+    : { allowed: false, reason: `Changing this rule needs the maintainer role on its repository; you are ${role ?? "not a member"}.` };
+}
+
+const ruleInclude = {
+  stack: { select: { id: true, name: true, archivedAt: true } },
+  repository: { select: { id: true, fullName: true } },
+  _count: { select: { runs: true } },
+} as const;
+
+export async function listTriggerRules(opts: { db: Db; actor: ConfigActor }) {
+  const visible = await visibleRepositoryIds(opts.db, asUser(opts.actor));
+  const rules = await opts.db.triggerRule.findMany({
+    where: visible === "all" ? {} : { OR: [{ repositoryId: null }, { repositoryId: { in: visible } }] },
+    orderBy: [{ kind: "asc" }, { name: "asc" }, { id: "asc" }],
+    include: ruleInclude,
+  });
+  const maintained = opts.actor.isAdmin
+    ? "all"
+    : (await opts.db.membership.findMany({ where: { userId: opts.actor.id, role: { in: ["maintainer", "admin"] } }, select: { repositoryId: true } })).map(
+        (m) => m.repositoryId,
+      );
+  return {
+    rules: rules.map((r) => ({
+      ...r,
+      canEdit: maintained === "all" || (r.repositoryId !== null && maintained.includes(r.repositoryId)),
+    })),
+    canCreate: maintained === "all" || maintained.length > 0,
+  };
+}
+
+export async function getTriggerRule(opts: { db: Db; actor: ConfigActor; ruleId: string }) {
+  const rule = await opts.db.triggerRule.findUnique({ where: { id: opts.ruleId }, include: ruleInclude });
+  if (!rule) throw new AppError("NOT_FOUND", "No such trigger rule.", { reason: "no_such_rule" });
+  if (rule.repositoryId !== null && !opts.actor.isAdmin) {
+    const role = await repositoryRole(opts.db, asUser(opts.actor), rule.repositoryId);
+    if (role === null) throw new AppError("NOT_FOUND", "No such trigger rule.", { reason: "no_such_rule" });
+  }
+  return { rule, canEdit: await ruleRight(opts.db, opts.actor, rule.repositoryId) };
+}
+
+/** The repositories and stacks the form offers; repositories say whether the user may pick them. */
+export async function triggerFormOptions(opts: { db: Db; actor: ConfigActor }) {
+  const visible = await visibleRepositoryIds(opts.db, asUser(opts.actor));
+  const [repositories, stacks] = await Promise.all([
+    opts.db.repository.findMany({
+      where: visible === "all" ? {} : { id: { in: visible } },
+      orderBy: { fullName: "asc" },
+      select: { id: true, fullName: true, autoRunOnFailedCheck: true, memberships: { where: { userId: opts.actor.id }, select: { role: true } } },
+    }),
+    opts.db.agentStack.findMany({ where: { archivedAt: null }, orderBy: { name: "asc" }, select: { id: true, name: true, version: true } }),
+  ]);
+  return {
+    repositories: repositories.map(({ memberships, ...r }) => {
+      const role = opts.actor.isAdmin ? "admin" : (memberships[0]?.role ?? null);
+      return { ...r, role, canManage: roleAtLeast(role, "maintainer") };
+    }),
+    stacks,
+    canManageGlobal: opts.actor.isAdmin,
+  };
+}

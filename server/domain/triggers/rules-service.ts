@@ -1,0 +1,137 @@
+import type { Db, TriggerRule as TriggerRuleRow } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { recordAudit } from "../audit";
+import { auditActorOf, requireAdmin, requireRepositoryRoleOf, type ConfigActor } from "../repositories/access";
+import { fieldError, parseInput } from "../repositories/input";
+import { refusableTransaction, type Refuse } from "../repositories/refusable";
+import { changedFields, staleVersionError } from "../repositories/versioned";
+import { zTriggerRuleInput, zUpdateTriggerRuleInput, type TriggerRuleInput } from "./forms/schemas";
+import { validateTriggerRule } from "./trigger-rule";
+
+// Creating, changing and deleting trigger rules. A rule of one repository is its maintainers' to
+// change; a rule for every repository (no repository) is an Airlock admin's. Each change and its
+// audit entry (the changed fields, before and after) commit together; a save names the version it
+// was made from and a newer version refuses it with what changed.
+
+export const RULE_FIELDS = [
+  "name",
+  "kind",
+  "repositoryId",
+  "workflow",
+  "job",
+  "step",
+  "branchGlob",
+  "pathFilters",
+  "failureSignature",
+  "stackId",
+  "taskKind",
+  "action",
+  "enabled",
+] as const satisfies readonly (keyof TriggerRuleInput & keyof TriggerRuleRow)[];
+
+const valuesOf = (row: TriggerRuleRow): TriggerRuleInput => Object.fromEntries(RULE_FIELDS.map((f) => [f, row[f]])) as TriggerRuleInput;
+
+async function requireRuleScope(db: Db, actor: ConfigActor, repositoryId: string | null, what: string) {
+  if (repositoryId === null) requireAdmin(actor, `${what} for every repository`);
+  else await requireRepositoryRoleOf(db, actor, repositoryId, "maintainer", what);
+}
+
+async function checkStack(db: Db, stackId: string, refuse: Refuse, allowArchived = false) {
+  const stack = await db.agentStack.findUnique({ where: { id: stackId }, select: { name: true, archivedAt: true } });
+  if (!stack) refuse(fieldError("UNPROCESSABLE", "stackId", "No such stack.", "no_such_stack"));
+  else if (stack.archivedAt && !allowArchived) {
+    refuse(fieldError("UNPROCESSABLE", "stackId", `${stack.name} is archived: pick another stack.`, "stack_archived"));
+  }
+}
+
+function checkProblems(values: TriggerRuleInput, id: string, refuse: Refuse) {
+  const problems = validateTriggerRule({ ...values, id });
+  if (problems.length > 0) {
+    refuse(new AppError("UNPROCESSABLE", problems.join("; "), { reason: "invalid_trigger_rule", details: { problems } }));
+  }
+}
+
+export async function createTriggerRule(opts: { db: Db; actor: ConfigActor; input: unknown }) {
+  const values = parseInput(zTriggerRuleInput, opts.input);
+  await requireRuleScope(opts.db, opts.actor, values.repositoryId, "create a trigger rule");
+  return refusableTransaction(opts.db, "createTriggerRule", async (tx, refuse) => {
+    await checkStack(tx, values.stackId, refuse);
+    checkProblems(values, "new", refuse);
+    const rule = await tx.triggerRule.create({ data: values });
+    await recordAudit(tx, {
+      actor: auditActorOf(opts.actor),
+      action: "trigger_rule.create",
+      objectType: "TriggerRule",
+      objectId: rule.id,
+      repositoryId: rule.repositoryId,
+      detail: { toVersion: 1, changes: changedFields({} as TriggerRuleInput, values, RULE_FIELDS) },
+    });
+    return rule;
+  });
+}
+
+async function lockRule(db: Db, ruleId: string, refuse: Refuse): Promise<TriggerRuleRow> {
+  await db.$queryRaw`SELECT "id" FROM "TriggerRule" WHERE "id" = ${ruleId} FOR UPDATE`;
+  const row = await db.triggerRule.findUnique({ where: { id: ruleId } });
+  return row ?? refuse(new AppError("NOT_FOUND", "No such trigger rule.", { reason: "no_such_rule" }));
+}
+
+async function refuseIfStale(db: Db, row: TriggerRuleRow, expectedVersion: number, refuse: Refuse) {
+  if (row.version === expectedVersion) return;
+  refuse(
+    await staleVersionError({
+      db,
+      objectType: "TriggerRule",
+      objectId: row.id,
+      what: `Rule ${row.name}`,
+      expectedVersion,
+      currentVersion: row.version,
+      current: valuesOf(row),
+    }),
+  );
+}
+
+export async function updateTriggerRule(opts: { db: Db; actor: ConfigActor; input: unknown }) {
+  const { ruleId, expectedVersion, ...values } = parseInput(zUpdateTriggerRuleInput, opts.input);
+  return refusableTransaction(opts.db, "updateTriggerRule", async (tx, refuse) => {
+    const row = await lockRule(tx, ruleId, refuse);
+    await requireRuleScope(tx, opts.actor, row.repositoryId, "change this trigger rule");
+    if (values.repositoryId !== row.repositoryId) await requireRuleScope(tx, opts.actor, values.repositoryId, "move a trigger rule");
+    await refuseIfStale(tx, row, expectedVersion, refuse);
+    const changes = changedFields(valuesOf(row), values, RULE_FIELDS);
+    if (changes.length === 0) refuse(new AppError("BAD_REQUEST", `Nothing to save: this is version ${row.version}.`, { reason: "unchanged" }));
+    // A rule may keep an archived stack only while it is disabled.
+    await checkStack(tx, values.stackId, refuse, values.stackId === row.stackId && !values.enabled);
+    checkProblems(values, row.id, refuse);
+    const version = row.version + 1;
+    const rule = await tx.triggerRule.update({ where: { id: row.id }, data: { ...values, version } });
+    await recordAudit(tx, {
+      actor: auditActorOf(opts.actor),
+      action: "trigger_rule.update",
+      objectType: "TriggerRule",
+      objectId: row.id,
+      repositoryId: rule.repositoryId,
+      detail: { fromVersion: row.version, toVersion: version, changes },
+    });
+    return rule;
+  });
+}
+
+/** Deletes a rule; runs it made keep their history (their rule reference becomes empty). */
+export async function deleteTriggerRule(opts: { db: Db; actor: ConfigActor; ruleId: string; expectedVersion: number }) {
+  return refusableTransaction(opts.db, "deleteTriggerRule", async (tx, refuse) => {
+    const row = await lockRule(tx, opts.ruleId, refuse);
+    await requireRuleScope(tx, opts.actor, row.repositoryId, "delete this trigger rule");
+    await refuseIfStale(tx, row, opts.expectedVersion, refuse);
+    await tx.triggerRule.delete({ where: { id: row.id } });
+    await recordAudit(tx, {
+      actor: auditActorOf(opts.actor),
+      action: "trigger_rule.delete",
+      objectType: "TriggerRule",
+      objectId: row.id,
+      repositoryId: row.repositoryId,
+      detail: { version: row.version, name: row.name, kind: row.kind },
+    });
+    return { id: row.id };
+  });
+}

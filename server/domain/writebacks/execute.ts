@@ -1,0 +1,129 @@
+import type { Db } from "@/server/db";
+import { transaction } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { type Forge, ForgeError, type ForgeWriteBackRequest, type ForgeWriteBackResult, type WriteBackTarget } from "@/server/forges/types";
+import { enqueue } from "@/server/queue/enqueue";
+import { type AuditActor, recordAudit } from "../audit";
+import { settleRun } from "../approvals/settle-run";
+import { appendRunEvents } from "../events/append";
+
+// Executes a write-back at most once. The WriteBack row (outcome pending, idempotency key) exists
+// before the forge is called: it is written when the approval is given (or when the gate exempts
+// the write-back). Here: an outcome already recorded -> nothing to do; an object the forge already
+// holds for this key (the worker died after the forge call, before the record) -> recorded, not
+// redone; else the forge call, then the record. A forge refusal is recorded as failed with the
+// forge's own error, and a maintainer may retry it.
+
+export type ExecuteResult = { writeBackId: string; outcome: "succeeded" | "failed" | "already_recorded"; externalRef: string | null; reconciled: boolean };
+
+export type ExecuteOptions = {
+  db: Db;
+  forgeFor: (repository: { fullName: string; forge: string }) => Forge;
+  approvalId?: string;
+  writeBackId?: string;
+  now?: () => Date;
+  /** Test hook: runs after the forge call and before the record (a crash is simulated by throwing). */
+  afterForgeCall?: (result: ForgeWriteBackResult) => Promise<void> | void;
+};
+
+async function loadWriteBack(db: Db, opts: { approvalId?: string; writeBackId?: string }) {
+  const where = opts.writeBackId ? { id: opts.writeBackId } : { approvalId: opts.approvalId };
+  return db.writeBack.findFirst({
+    where,
+    include: {
+      run: { select: { id: true, repositoryId: true, repository: { select: { fullName: true, forge: true, checkCommand: true } } } },
+    },
+  });
+}
+
+function requestOf(wb: NonNullable<Awaited<ReturnType<typeof loadWriteBack>>>, patch: string | undefined): ForgeWriteBackRequest {
+  const t = (wb.target ?? {}) as { repository?: string; branch?: string | null; prNumber?: number | null; check?: string | null; headSha?: string | null; message?: string | null };
+  const target: WriteBackTarget = {
+    repository: t.repository ?? wb.run.repository.fullName,
+    ...(t.branch ? { branch: t.branch } : {}),
+    ...(t.prNumber ? { prNumber: t.prNumber } : {}),
+    ...(t.check ? { check: t.check } : {}),
+    ...(t.headSha ? { headSha: t.headSha } : {}),
+  };
+  const defaultMessage = wb.kind === "push_commits" || wb.kind === "update_pr_branch" ? `Apply the agent's patch from run ${wb.runId}` : `Airlock run ${wb.runId}`;
+  return { kind: wb.kind, idempotencyKey: wb.idempotencyKey, runId: wb.runId, approvalId: wb.approvalId, target, ...(patch ? { patch } : {}), message: t.message ?? defaultMessage };
+}
+
+export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteResult> {
+  const now = opts.now ?? (() => new Date());
+  const wb = await loadWriteBack(opts.db, opts);
+  if (!wb) throw new AppError("NOT_FOUND", "No write-back for this approval.", { reason: "no_write_back" });
+  if (wb.outcome !== "pending") return { writeBackId: wb.id, outcome: "already_recorded", externalRef: wb.externalRef, reconciled: false };
+  // The artifact is found by the digest the approval bound, so a changed artifact is never pushed.
+  const artifact = wb.artifactDigest ? await opts.db.artifact.findFirst({ where: { runId: wb.runId, digest: wb.artifactDigest }, select: { content: true } }) : null;
+  const req = requestOf(wb, artifact?.content ?? undefined);
+  let result: ForgeWriteBackResult | null = null;
+  let failure: string | null = null;
+  let reconciled = false;
+  try {
+    const forge = opts.forgeFor(wb.run.repository);
+    result = await forge.findWriteBack(req);
+    reconciled = result !== null;
+    if (!result) {
+      try {
+        result = await forge.executeWriteBack(req);
+      } catch (err) {
+        if (!(err instanceof ForgeError)) throw err;
+        // A racing execution of the same write-back may have moved the branch: look once more.
+        result = err.reason === "head_moved" ? await forge.findWriteBack(req) : null;
+        reconciled = result !== null;
+        if (!result) throw err;
+      }
+      await opts.afterForgeCall?.(result);
+    }
+  } catch (err) {
+    if (!(err instanceof ForgeError)) throw err;
+    failure = err.message;
+  }
+  const outcome = result ? "succeeded" : "failed";
+  const recorded = await transaction(opts.db, "recordWriteBack", async (tx) => {
+    // Guarded: only a pending row is recorded, so a racing duplicate records nothing.
+    const updated = await tx.writeBack.updateMany({
+      where: { id: wb.id, outcome: "pending" },
+      data: { outcome, externalRef: result?.externalRef ?? null, error: failure, completedAt: now() },
+    });
+    if (updated.count === 0) return false;
+    if (wb.approvalId) await tx.approvalRequest.update({ where: { id: wb.approvalId }, data: { status: result ? "executed" : "failed" } });
+    await appendRunEvents({
+      db: tx,
+      runId: wb.runId,
+      events: [
+        {
+          type: "write_back_completed",
+          payload: { writeBackId: wb.id, ...(wb.approvalId ? { approvalId: wb.approvalId } : {}), action: wb.kind, outcome, ...(result ? { externalRef: result.externalRef } : {}), ...(failure ? { error: failure.slice(0, 4000) } : {}) },
+        },
+      ],
+    });
+    // A commit pushed on the local forge reruns its check, linked to the run.
+    if (result && wb.run.repository.forge === "local" && wb.run.repository.checkCommand && (wb.kind === "push_commits" || wb.kind === "update_pr_branch") && req.target.branch) {
+      await enqueue(tx, "ci.run", { repositoryId: wb.run.repositoryId, sha: result.externalRef, branch: req.target.branch, triggeredByRunId: wb.runId }, { jobKey: `rerun:${wb.id}` });
+    }
+    await settleRun(tx, wb.runId, now());
+    return true;
+  });
+  if (!recorded) return { writeBackId: wb.id, outcome: "already_recorded", externalRef: result?.externalRef ?? null, reconciled };
+  return { writeBackId: wb.id, outcome, externalRef: result?.externalRef ?? null, reconciled };
+}
+
+/** A failed write-back is tried again by a maintainer (same row, same idempotency key). */
+export async function retryWriteBack(opts: { db: Db; actor: AuditActor; writeBackId: string; role: "viewer" | "maintainer" | "admin"; now?: Date }) {
+  if (opts.role === "viewer") throw new AppError("FORBIDDEN", "Retrying a write-back needs the maintainer role.", { reason: "repository_role" });
+  return transaction(opts.db, "retryWriteBack", async (tx) => {
+    const locked = await tx.$queryRaw<{ outcome: string; runId: string; approvalId: string | null }[]>`
+      SELECT "outcome", "runId", "approvalId" FROM "WriteBack" WHERE "id" = ${opts.writeBackId} FOR UPDATE`;
+    const wb = locked[0];
+    if (!wb) throw new AppError("NOT_FOUND", "No such write-back.");
+    if (wb.outcome !== "failed") throw new AppError("CONFLICT", `The write-back ${wb.outcome === "pending" ? "is still running" : "already succeeded"}.`, { reason: "not_failed" });
+    await tx.writeBack.update({ where: { id: opts.writeBackId }, data: { outcome: "pending", error: null, completedAt: null } });
+    if (wb.approvalId) await tx.approvalRequest.update({ where: { id: wb.approvalId }, data: { status: "approved" } });
+    const run = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: wb.runId }, select: { repositoryId: true } });
+    await recordAudit(tx, { actor: opts.actor, action: "writeback.retry", objectType: "WriteBack", objectId: opts.writeBackId, repositoryId: run.repositoryId, detail: { runId: wb.runId } });
+    await enqueue(tx, "writeback.execute", { writeBackId: opts.writeBackId }, { jobKey: `writeback-retry:${opts.writeBackId}:${Date.now()}` });
+    return { writeBackId: opts.writeBackId };
+  });
+}

@@ -1,0 +1,172 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { Octokit } from "@octokit/rest";
+import { git, GitError } from "../local/git";
+import { type Forge, ForgeError, type ForgeWriteBackRequest, type ForgeWriteBackResult, commitMessage, writeBackMarker, writeBackTrailer } from "../types";
+
+// GitHub write-backs through Octokit. A patch becomes a commit through the git data API: the
+// touched files are read at the branch tip, the patch is applied to them with `git apply` in a
+// scratch folder, then blobs, a tree on the tip's tree, a commit whose parent is the tip, and a
+// non-forced ref update (GitHub refuses it when the branch moved). Comments and reviews carry
+// the write-back marker; reconciliation finds them (or the commit by its trailer) by listing.
+
+export type GithubForgeOptions = { token: string; baseUrl?: string };
+
+function split(repository: string): { owner: string; repo: string } {
+  const [owner, repo] = repository.split("/");
+  if (!owner || !repo) throw new ForgeError(`"${repository}" is not owner/name`, "forge_error");
+  return { owner, repo };
+}
+
+function forgeErrorOf(err: unknown, what: string): ForgeError {
+  if (err instanceof ForgeError) return err;
+  const e = err as { status?: number; message?: string };
+  const reason = e.status === 404 ? "not_found" : e.status === 422 || e.status === 409 ? "head_moved" : "forge_error";
+  return new ForgeError(`GitHub refused to ${what}: ${e.status ?? ""} ${e.message ?? String(err)}`.trim(), reason);
+}
+
+/** Paths a unified diff touches: [old path or null (new file), new path or null (deleted)]. */
+export function patchPaths(patch: string): { from: string | null; to: string | null }[] {
+  const out: { from: string | null; to: string | null }[] = [];
+  const lines = patch.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const a = lines[i];
+    const b = lines[i + 1];
+    if (a?.startsWith("--- ") && b?.startsWith("+++ ")) {
+      const strip = (s: string) => {
+        const p = s.slice(4).split("\t")[0]?.trim() ?? "";
+        return p === "/dev/null" ? null : p.replace(/^[ab]\//, "");
+      };
+      out.push({ from: strip(a), to: strip(b) });
+      i++;
+    }
+  }
+  return out;
+}
+
+export function createGithubForge(opts: GithubForgeOptions): Forge {
+  const octokit = new Octokit({ auth: opts.token, ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) });
+
+  async function branchHead(repository: string, branch: string): Promise<string | null> {
+    try {
+      const { data } = await octokit.rest.git.getRef({ ...split(repository), ref: `heads/${branch}` });
+      return data.object.sha;
+    } catch (err) {
+      if ((err as { status?: number }).status === 404) return null;
+      throw forgeErrorOf(err, `read ${branch}`);
+    }
+  }
+
+  async function commitPatch(req: ForgeWriteBackRequest): Promise<ForgeWriteBackResult> {
+    const { owner, repo } = split(req.target.repository);
+    const branch = req.target.branch;
+    if (!branch || !req.patch) throw new ForgeError("a commit needs a branch and a patch", "forge_error");
+    const tip = await branchHead(req.target.repository, branch);
+    if (!tip) throw new ForgeError(`branch ${branch} does not exist`, "not_found");
+    if (req.target.headSha && req.target.headSha !== tip) throw new ForgeError(`branch ${branch} moved from ${req.target.headSha.slice(0, 12)} to ${tip.slice(0, 12)}`, "head_moved");
+    const work = await mkdtemp(join(tmpdir(), "airlock-gh-"));
+    try {
+      const paths = patchPaths(req.patch);
+      for (const p of paths) {
+        if (!p.from) continue;
+        const { data } = await octokit.rest.repos.getContent({ owner, repo, path: p.from, ref: tip });
+        if (Array.isArray(data) || data.type !== "file" || !("content" in data)) throw new ForgeError(`${p.from} is not a file`, "patch_does_not_apply");
+        const file = resolve(work, p.from);
+        if (!file.startsWith(`${work}/`)) throw new ForgeError(`path ${p.from} leaves the repository`, "patch_does_not_apply");
+        await mkdir(dirname(file), { recursive: true });
+        await writeFile(file, Buffer.from(data.content, "base64"));
+      }
+      try {
+        await git(["apply", "--whitespace=nowarn", "-"], { cwd: work, input: req.patch });
+      } catch (err) {
+        throw new ForgeError(`the patch does not apply at ${tip.slice(0, 12)}: ${err instanceof GitError ? err.stderr.trim().slice(0, 1000) : String(err)}`, "patch_does_not_apply");
+      }
+      const { data: base } = await octokit.rest.git.getCommit({ owner, repo, commit_sha: tip });
+      const tree: { path: string; mode: "100644"; type: "blob"; sha: string | null }[] = [];
+      for (const p of paths) {
+        if (p.from && p.from !== p.to) tree.push({ path: p.from, mode: "100644", type: "blob", sha: null });
+        if (!p.to) continue;
+        const content = await readFile(resolve(work, p.to), "utf8");
+        const { data: blob } = await octokit.rest.git.createBlob({ owner, repo, content, encoding: "utf-8" });
+        tree.push({ path: p.to, mode: "100644", type: "blob", sha: blob.sha });
+      }
+      const { data: newTree } = await octokit.rest.git.createTree({ owner, repo, base_tree: base.tree.sha, tree });
+      const { data: commit } = await octokit.rest.git.createCommit({ owner, repo, message: commitMessage(req), tree: newTree.sha, parents: [tip] });
+      await octokit.rest.git.updateRef({ owner, repo, ref: `heads/${branch}`, sha: commit.sha, force: false });
+      return { externalRef: commit.sha, detail: commit.html_url };
+    } catch (err) {
+      throw forgeErrorOf(err, `commit to ${branch}`);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  return {
+    kind: "github",
+    branchHead,
+    async findWriteBack(req) {
+      const { owner, repo } = split(req.target.repository);
+      try {
+        if ((req.kind === "push_commits" || req.kind === "update_pr_branch") && req.target.branch) {
+          const { data } = await octokit.rest.repos.listCommits({ owner, repo, sha: req.target.branch, per_page: 50 });
+          const hit = data.find((c) => c.commit.message.includes(`${writeBackTrailer}: ${req.idempotencyKey}`));
+          return hit ? { externalRef: hit.sha, detail: hit.html_url } : null;
+        }
+        if (req.kind === "comment" && req.target.prNumber) {
+          const { data } = await octokit.rest.issues.listComments({ owner, repo, issue_number: req.target.prNumber, per_page: 100 });
+          const hit = data.find((c) => c.body?.includes(writeBackMarker(req.idempotencyKey)));
+          return hit ? { externalRef: String(hit.id), detail: hit.html_url } : null;
+        }
+        if ((req.kind === "review" || req.kind === "approve_review") && req.target.prNumber) {
+          const { data } = await octokit.rest.pulls.listReviews({ owner, repo, pull_number: req.target.prNumber, per_page: 100 });
+          const hit = data.find((r) => r.body?.includes(writeBackMarker(req.idempotencyKey)));
+          return hit ? { externalRef: String(hit.id), detail: hit.html_url } : null;
+        }
+        return null;
+      } catch (err) {
+        throw forgeErrorOf(err, "look up an earlier write-back");
+      }
+    },
+    async executeWriteBack(req) {
+      const { owner, repo } = split(req.target.repository);
+      const body = `${req.message.trim()}\n\n${writeBackMarker(req.idempotencyKey)}`;
+      switch (req.kind) {
+        case "push_commits":
+        case "update_pr_branch":
+          return commitPatch(req);
+        case "comment": {
+          if (!req.target.prNumber) throw new ForgeError("a comment needs a pull request", "forge_error");
+          try {
+            const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: req.target.prNumber, body });
+            return { externalRef: String(data.id), detail: data.html_url };
+          } catch (err) {
+            throw forgeErrorOf(err, "comment");
+          }
+        }
+        case "review":
+        case "approve_review": {
+          if (!req.target.prNumber) throw new ForgeError("a review needs a pull request", "forge_error");
+          try {
+            const { data } = await octokit.rest.pulls.createReview({ owner, repo, pull_number: req.target.prNumber, body, event: req.kind === "approve_review" ? "APPROVE" : "COMMENT" });
+            return { externalRef: String(data.id), detail: data.html_url };
+          } catch (err) {
+            throw forgeErrorOf(err, "review");
+          }
+        }
+        case "rerun_workflow": {
+          const runId = Number(req.target.check);
+          if (!Number.isInteger(runId) || runId <= 0) throw new ForgeError("a rerun needs the workflow run id as its check", "forge_error");
+          try {
+            await octokit.rest.actions.reRunWorkflow({ owner, repo, run_id: runId });
+            return { externalRef: String(runId), detail: `workflow run ${runId} rerun requested` };
+          } catch (err) {
+            throw forgeErrorOf(err, "rerun the workflow");
+          }
+        }
+        default:
+          throw new ForgeError(`Airlock does not ${req.kind.replaceAll("_", " ")} on GitHub`, "unsupported");
+      }
+    },
+  };
+}

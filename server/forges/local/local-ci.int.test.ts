@@ -1,0 +1,136 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getBuiltInScenario } from "@/server/agents/scenarios";
+import { getDb } from "@/server/db";
+import { contentDigest } from "@/server/lib/digest";
+import { createLocalRepository, createPool, createStack, scriptedSpec } from "@/server/queue/testing/fixtures";
+import { startWorker } from "@/server/queue/worker";
+import { bootstrapDemo, DEMO_REPOSITORY } from "./demo";
+import { git } from "./git";
+import { runLocalCheck } from "./local-ci";
+import { bareRepoPath, checkoutAt } from "./repositories";
+
+// End to end on one machine: the local CI runs a real failing check (vitest, in a clean
+// checkout), the failure goes through the trigger path (ingest -> delivery.evaluate -> rule ->
+// run), a worker runs the scripted agent, its patch is stored with its digest, and the run
+// waits for approval. The patch applies to the commit that failed.
+
+const scenario = getBuiltInScenario("sum-off-by-one")!;
+const patch = scenario.artifacts.find((a) => a.name === "fix.patch")!;
+const toolchain = resolve("node_modules");
+let worker: Awaited<ReturnType<typeof startWorker>>;
+let dataDir: string;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "airlock-ci-data-"));
+  await createPool({ concurrency: 4 });
+  worker = await startWorker({ settings: { dataDir, scriptedSpeed: 50, toolchainNodeModules: toolchain }, demo: false });
+});
+afterAll(async () => {
+  await worker.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function until<T>(what: string, probe: () => Promise<T | null | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function repoWithRule(action: "auto_run" | "suggest", fullName?: string) {
+  const db = getDb();
+  const local = await createLocalRepository({ files: scenario.assumes!.files, checkCommand: "npm test" });
+  // The worker's data dir holds the forge: move the repository there.
+  // Auto-run needs the repository's consent too (autoRunOnFailedCheck), not only the rule's.
+  const repository = await db.repository.update({
+    where: { id: local.repository.id },
+    data: { autoRunOnFailedCheck: action === "auto_run", ...(fullName ? { fullName } : {}) },
+  });
+  await git(["clone", "--quiet", "--bare", local.repoPath, bareRepoPath(dataDir, repository.fullName)]);
+  const stack = await createStack(scriptedSpec());
+  await db.triggerRule.create({
+    data: { name: "local failing test", kind: "failed_check", repositoryId: repository.id, workflow: "local-ci", job: "test", stackId: stack.id, taskKind: "repair", action },
+  });
+  return { repository, sha: local.sha, stack };
+}
+
+describe("local CI -> trigger path -> agent -> approval", () => {
+  it("a failing check creates a run; the scripted attempt's patch is stored with its digest and awaits approval", { timeout: 120_000 }, async () => {
+    const db = getDb();
+    const { repository, sha } = await repoWithRule("auto_run");
+    const check = await runLocalCheck({ db, dataDir, repositoryId: repository.id, timeoutMs: 60_000, toolchainNodeModules: toolchain });
+    expect(check).toMatchObject({ conclusion: "failure", exitCode: 1, delivery: { status: "accepted" } });
+    expect(check.failureSignature).toMatch(/^[0-9a-f]{16}$/);
+    const job = await db.job.findUniqueOrThrow({ where: { id: check.jobId }, include: { pipeline: true } });
+    expect(job).toMatchObject({ name: "test", step: "npm test", status: "completed", conclusion: "failure", exitCode: 1, failureSignature: check.failureSignature });
+    expect(job.logExcerpt).toContain("expected 3 to be 6");
+    expect(job.durationMs).toBeGreaterThan(0);
+    expect(job.pipeline).toMatchObject({ workflowName: "local-ci", headSha: sha, status: "completed", conclusion: "failure", triggeredByRunId: null });
+
+    const run = await until("the run to await approval", async () => {
+      const r = await db.agentDispatchRun.findFirst({ where: { pipelineId: check.pipelineId }, include: { artifacts: true, approvals: true } });
+      return r && (r.status === "awaiting_approval" || r.status === "failed") ? r : null;
+    });
+    expect(run).toMatchObject({ status: "awaiting_approval", jobId: job.id, headSha: sha, source: "failed_check", isFork: false });
+    const stored = run.artifacts.find((a) => a.kind === "patch")!;
+    expect(stored.digest).toBe(contentDigest(patch.content));
+    expect(run.approvals).toMatchObject([{ status: "pending", artifactId: stored.id, artifactDigest: stored.digest, targetHeadSha: sha }]);
+    const types = (await db.runEvent.findMany({ where: { runId: run.id }, orderBy: { seq: "asc" } })).map((e) => e.type);
+    expect(types.slice(0, 3)).toEqual(["trigger_matched", "context_assembled", "status"]);
+    expect(types).toEqual(expect.arrayContaining(["admission", "queue", "message", "artifact_produced", "approval_requested"]));
+
+    // The stored patch applies to the commit whose check failed.
+    const work = await mkdtemp(join(tmpdir(), "airlock-apply-"));
+    try {
+      await checkoutAt(bareRepoPath(dataDir, repository.fullName), sha, join(work, "c"));
+      await writeFile(join(work, "fix.patch"), stored.content!);
+      await expect(git(["apply", "--check", join(work, "fix.patch")], { cwd: join(work, "c") })).resolves.toBe("");
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+
+    // A rerun of the check for this run is a new Pipeline linked to it; the same failure is deduplicated.
+    const rerun = await runLocalCheck({ db, dataDir, repositoryId: repository.id, sha, triggeredByRunId: run.id, timeoutMs: 60_000, toolchainNodeModules: toolchain });
+    expect(rerun.pipelineId).not.toBe(check.pipelineId);
+    expect(await db.pipeline.findUniqueOrThrow({ where: { id: rerun.pipelineId } })).toMatchObject({ triggeredByRunId: run.id, event: "rerun" });
+    await until("the rerun's delivery to be evaluated", () =>
+      db.webhookDelivery.findFirst({ where: { deliveryId: rerun.delivery!.deliveryId, outcome: { not: "received" } } }),
+    );
+    expect(await db.agentDispatchRun.count({ where: { repositoryId: repository.id } })).toBe(1);
+  });
+
+  it("a passing check records a green pipeline and creates no run", async () => {
+    const db = getDb();
+    const { repository } = await repoWithRule("auto_run");
+    await db.repository.update({ where: { id: repository.id }, data: { checkCommand: "node -e 'process.exit(0)'" } });
+    const check = await runLocalCheck({ db, dataDir, repositoryId: repository.id, timeoutMs: 30_000, toolchainNodeModules: null });
+    expect(check).toMatchObject({ conclusion: "success", exitCode: 0, delivery: null, failureSignature: null });
+    expect(await db.webhookDelivery.count({ where: { deliveryId: `local-ci-${check.pipelineId}` } })).toBe(0);
+  });
+
+  it("the demo bootstrap pushes the demo repository, runs its check once, and dispatches the suggestion (idempotent)", { timeout: 120_000 }, async () => {
+    const db = getDb();
+    const { repository } = await repoWithRule("suggest", DEMO_REPOSITORY);
+    // The bootstrap creates the bare repository itself: start from none.
+    await rm(bareRepoPath(dataDir, DEMO_REPOSITORY), { recursive: true, force: true });
+    const first = await bootstrapDemo({ db, dataDir, ciTimeoutMs: 60_000, toolchainNodeModules: toolchain });
+    expect(first.summary).toMatch(/^dispatched the suggested run/);
+    const run = await until("the demo run to await approval", async () => {
+      const r = await db.agentDispatchRun.findUnique({ where: { id: first.runId! } });
+      return r?.status === "awaiting_approval" ? r : null;
+    });
+    expect(run.headSha).toBe(first.sha);
+    expect(await db.auditEntry.findFirst({ where: { objectId: run.id, action: "run.dispatch" } })).toMatchObject({ actor: "airlock demo bootstrap" });
+
+    const again = await bootstrapDemo({ db, dataDir, ciTimeoutMs: 60_000, toolchainNodeModules: toolchain });
+    expect(again).toMatchObject({ sha: first.sha, pipelineId: first.pipelineId, runId: run.id });
+    expect(await db.pipeline.count({ where: { repositoryId: repository.id } })).toBe(1);
+    expect(await db.agentDispatchRun.count({ where: { repositoryId: repository.id } })).toBe(1);
+  });
+});

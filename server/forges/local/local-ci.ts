@@ -1,0 +1,211 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { Db } from "@/server/db";
+import type { CheckConclusion } from "@/server/db/generated/enums";
+import { buildLogExcerpt } from "@/server/domain/context/log-excerpt";
+import { redactText } from "@/server/domain/context/redaction/redact";
+import type { FailedCheckEvent } from "@/server/domain/ingest/ci-event";
+import { ingestCiEvent } from "@/server/domain/ingest/delivery/ingest-ci-event";
+import { failureSignature } from "@/server/domain/ingest/failure/failure-signature";
+import { AppError } from "@/server/errors";
+import { bareRepoPath, checkoutAt, resolveRevision } from "./repositories";
+
+// The local CI: runs a repository's check command in a clean checkout (a temporary clone at the
+// commit), records a Pipeline and its Job (bounded, redacted log excerpt, exit code, duration,
+// failure signature), and feeds a failure into the same trigger path as a GitHub webhook
+// (ingestCiEvent -> delivery.evaluate -> trigger rules -> runs).
+
+export const LOCAL_CI_WORKFLOW = "local-ci";
+export const LOCAL_CI_JOB = "test";
+const maxLogChars = 4 * 1024 * 1024;
+
+export type LocalCheckResult = {
+  pipelineId: string;
+  jobId: string;
+  externalId: string;
+  conclusion: CheckConclusion;
+  exitCode: number | null;
+  durationMs: number;
+  failureSignature: string | null;
+  /** The trigger path's answer for a failure (accepted, duplicate...); null on success. */
+  delivery: { status: string; deliveryId: string } | null;
+};
+
+export type LocalCheckOptions = {
+  db: Db;
+  dataDir: string;
+  repositoryId: string;
+  /** A commit; default: the tip of `branch`. */
+  sha?: string;
+  /** Default: the repository's default branch. */
+  branch?: string;
+  triggeredByRunId?: string;
+  timeoutMs: number;
+  /**
+   * The CI image's preinstalled toolchain: a node_modules folder linked into the checkout when
+   * it has none, so `npm test` runs without network access.
+   */
+  toolchainNodeModules?: string | null;
+  now?: () => Date;
+};
+
+/** Runs `command` through /bin/sh in `cwd`; output interleaved and bounded to its last 4 MB. */
+function runCheckCommand(command: string, cwd: string, home: string, timeoutMs: number) {
+  const env: Record<string, string> = {
+    PATH: [dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"].join(":"),
+    HOME: home,
+    LANG: "C.UTF-8",
+    CI: "true",
+    NO_COLOR: "1",
+    FORCE_COLOR: "0",
+    npm_config_update_notifier: "false",
+    npm_config_fund: "false",
+    npm_config_audit: "false",
+  };
+  return new Promise<{ exitCode: number | null; log: string; timedOut: boolean }>((resolve) => {
+    // A clean environment: nothing of the server's (DATABASE_URL, secrets) reaches the check.
+    const child = spawn("/bin/sh", ["-c", command], { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: env as NodeJS.ProcessEnv });
+    let log = "";
+    const take = (chunk: Buffer) => {
+      log += chunk.toString("utf8");
+      if (log.length > maxLogChars * 2) log = log.slice(log.length - maxLogChars);
+    };
+    child.stdout.on("data", take);
+    child.stderr.on("data", take);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-(child.pid as number), "SIGKILL");
+      } catch {
+        /* already gone */
+      }
+    }, timeoutMs);
+    child.on("error", (err) => {
+      clearTimeout(timer);
+      resolve({ exitCode: 127, log: `${log}\n${err.message}`, timedOut: false });
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      try {
+        process.kill(-(child.pid as number), "SIGKILL"); // nothing the check started outlives it
+      } catch {
+        /* already gone */
+      }
+      resolve({ exitCode: code, log: log.length > maxLogChars ? log.slice(log.length - maxLogChars) : log, timedOut });
+    });
+  });
+}
+
+async function nextExternalId(db: Db, repositoryId: string): Promise<string> {
+  const count = await db.pipeline.count({ where: { repositoryId, workflowName: LOCAL_CI_WORKFLOW } });
+  return `${LOCAL_CI_WORKFLOW}-${count + 1}-${Date.now().toString(36)}`;
+}
+
+export async function runLocalCheck(opts: LocalCheckOptions): Promise<LocalCheckResult> {
+  const now = opts.now ?? (() => new Date());
+  const repo = await opts.db.repository.findUnique({ where: { id: opts.repositoryId } });
+  if (!repo) throw new AppError("NOT_FOUND", "No such repository.");
+  if (repo.forge !== "local") throw new AppError("BAD_REQUEST", `${repo.fullName} is not on the local forge`, { reason: "not_local_forge" });
+  if (!repo.checkCommand) throw new AppError("BAD_REQUEST", `${repo.fullName} has no check command`, { reason: "no_check_command" });
+  const repoPath = bareRepoPath(opts.dataDir, repo.fullName);
+  const branch = opts.branch ?? repo.defaultBranch;
+  const sha = await resolveRevision(repoPath, opts.sha ?? branch);
+  if (!sha) throw new AppError("NOT_FOUND", `${opts.sha ?? branch} is not in ${repo.fullName}`, { reason: "unknown_revision" });
+
+  const startedAt = now();
+  const externalId = await nextExternalId(opts.db, repo.id);
+  const checkName = `${LOCAL_CI_WORKFLOW} / ${LOCAL_CI_JOB}`;
+  const pipeline = await opts.db.pipeline.create({
+    data: {
+      repositoryId: repo.id,
+      workflowName: LOCAL_CI_WORKFLOW,
+      checkName,
+      externalId,
+      status: "in_progress",
+      headSha: sha,
+      headBranch: branch,
+      event: opts.triggeredByRunId ? "rerun" : "push",
+      triggeredByRunId: opts.triggeredByRunId ?? null,
+      startedAt,
+    },
+  });
+  const job = await opts.db.job.create({
+    data: { pipelineId: pipeline.id, externalId: `${externalId}-1`, name: LOCAL_CI_JOB, step: repo.checkCommand, status: "in_progress", runnerPool: "local-ci" },
+  });
+
+  const work = await mkdtemp(join(tmpdir(), "airlock-ci-"));
+  let run: { exitCode: number | null; log: string; timedOut: boolean };
+  try {
+    const checkout = join(work, "checkout");
+    await mkdir(join(work, "home"));
+    await checkoutAt(repoPath, sha, checkout);
+    const toolchain = opts.toolchainNodeModules;
+    if (toolchain && existsSync(toolchain) && !existsSync(join(checkout, "node_modules"))) {
+      await symlink(toolchain, join(checkout, "node_modules"), "dir");
+    }
+    run = await runCheckCommand(repo.checkCommand, checkout, join(work, "home"), opts.timeoutMs);
+  } catch (err) {
+    run = { exitCode: null, log: `Local CI could not prepare the checkout: ${(err as Error).message}`, timedOut: false };
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+
+  const finishedAt = now();
+  const durationMs = finishedAt.getTime() - startedAt.getTime();
+  const conclusion: CheckConclusion = run.timedOut ? "timed_out" : run.exitCode === 0 ? "success" : "failure";
+  const header = `$ ${repo.checkCommand}\n`;
+  const footer = run.timedOut ? `\nLocal CI: stopped after ${opts.timeoutMs} ms` : `\nLocal CI: exit code ${run.exitCode ?? "none"}`;
+  const log = redactText(`${header}${run.log}${footer}`).text;
+  const signature = conclusion === "success" ? null : failureSignature(log, { jobName: LOCAL_CI_JOB });
+  const excerpt = buildLogExcerpt(log, { focusLine: signature?.firstErrorLine ?? undefined });
+  await opts.db.job.update({
+    where: { id: job.id },
+    data: {
+      status: "completed",
+      conclusion,
+      exitCode: run.exitCode,
+      durationMs,
+      logExcerpt: excerpt.text,
+      logExcerptStartLine: excerpt.startLine,
+      failureSignature: signature?.signature ?? null,
+      failingTests: signature?.failingTests ?? [],
+    },
+  });
+  await opts.db.pipeline.update({ where: { id: pipeline.id }, data: { status: "completed", conclusion, completedAt: finishedAt } });
+
+  let delivery: LocalCheckResult["delivery"] = null;
+  if (conclusion !== "success") {
+    const event: FailedCheckEvent = {
+      type: "failed_check",
+      origin: "local",
+      via: "local_ci",
+      level: "job",
+      repository: { fullName: repo.fullName, cloneUrl: repo.cloneUrl, htmlUrl: null, defaultBranch: repo.defaultBranch, visibility: repo.visibility },
+      actor: { login: "local-ci", type: "bot", association: null, airlockRole: null },
+      headSha: sha,
+      headBranch: branch,
+      triggerEvent: opts.triggeredByRunId ? "rerun" : "push",
+      pullRequests: [],
+      isFork: false,
+      workflowName: LOCAL_CI_WORKFLOW,
+      jobName: LOCAL_CI_JOB,
+      checkName,
+      step: repo.checkCommand,
+      runId: externalId,
+      jobId: job.externalId,
+      runAttempt: 1,
+      url: null,
+      conclusion,
+      startedAt: startedAt.toISOString(),
+      completedAt: finishedAt.toISOString(),
+      runnerLabels: ["local-ci"],
+      runnerName: "local-ci",
+    };
+    delivery = await ingestCiEvent({ db: opts.db, event, deliveryId: `local-ci-${pipeline.id}`, log, now: finishedAt });
+  }
+  return { pipelineId: pipeline.id, jobId: job.id, externalId, conclusion, exitCode: run.exitCode, durationMs, failureSignature: signature?.signature ?? null, delivery };
+}

@@ -1,0 +1,183 @@
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Db } from "@/server/db";
+import { type Forge, ForgeError, type ForgeWriteBackRequest, type ForgeWriteBackResult, commitMessage, writeBackMarker, writeBackTrailer } from "../types";
+import { assertRevision, git, GitError } from "./git";
+import { runLocalCheck } from "./local-ci";
+import { bareRepoPath, resolveRevision } from "./repositories";
+
+// The local forge's write-backs, with real git. A patch is applied in a throwaway clone on the
+// target branch, committed with the run, approval and write-back ids as trailers, and pushed to
+// the bare repository only if the branch still points at the head the approver saw (an explicit
+// --force-with-lease=<ref>:<expected>, and a plain fast-forward otherwise). Comments and reviews
+// are JSON files beside the bare repository (`<name>.pr/<number>/`), each carrying its marker.
+// A rerun runs the local CI again, linked to the run (`triggeredByRunId`).
+
+export type LocalForgeOptions = {
+  db: Db;
+  dataDir: string;
+  ciTimeoutMs: number;
+  toolchainNodeModules?: string | null;
+};
+
+type StoredNote = { kind: string; key: string; body: string; prNumber: number | null; createdAt: string; id: string };
+
+function notesDir(dataDir: string, repository: string, prNumber: number | undefined): string {
+  return join(`${bareRepoPath(dataDir, repository).replace(/\.git$/, "")}.pr`, String(prNumber ?? "none"));
+}
+
+function keyFileName(key: string): string {
+  if (!/^[A-Za-z0-9_-]{1,100}$/.test(key)) throw new ForgeError(`invalid write-back key "${key}"`, "forge_error");
+  return `${key}.json`;
+}
+
+async function findCommit(repoPath: string, key: string): Promise<string | null> {
+  const out = await git(["--git-dir", repoPath, "log", "--all", "--fixed-strings", `--grep=${writeBackTrailer}: ${key}`, "--format=%H"]);
+  return out.split("\n").find((l) => l.trim().length > 0)?.trim() ?? null;
+}
+
+async function pushPatch(repoPath: string, req: ForgeWriteBackRequest): Promise<ForgeWriteBackResult> {
+  const branch = req.target.branch;
+  if (!branch) throw new ForgeError("a commit needs a target branch", "forge_error");
+  if (!req.patch) throw new ForgeError("a commit needs a patch", "forge_error");
+  assertRevision(branch);
+  const tip = await resolveRevision(repoPath, branch);
+  if (!tip) throw new ForgeError(`branch ${branch} does not exist in ${req.target.repository}`, "not_found");
+  const expected = req.target.headSha;
+  if (expected && tip !== expected) {
+    throw new ForgeError(`branch ${branch} moved from ${expected.slice(0, 12)} to ${tip.slice(0, 12)} since the approval`, "head_moved");
+  }
+  const work = await mkdtemp(join(tmpdir(), "airlock-writeback-"));
+  try {
+    await git(["clone", "--quiet", "--branch", branch, repoPath, work]);
+    try {
+      await git(["apply", "--index", "--whitespace=nowarn", "-"], { cwd: work, input: req.patch });
+    } catch (err) {
+      const stderr = err instanceof GitError ? err.stderr.trim() : (err as Error).message;
+      throw new ForgeError(`the patch does not apply to ${branch} at ${tip.slice(0, 12)}: ${stderr.slice(0, 1000)}`, "patch_does_not_apply");
+    }
+    await git(["commit", "--quiet", "-F", "-"], { cwd: work, input: commitMessage(req) });
+    const sha = (await git(["rev-parse", "HEAD"], { cwd: work })).trim();
+    try {
+      await git(["push", "--quiet", "--porcelain", `--force-with-lease=refs/heads/${branch}:${tip}`, "origin", `HEAD:refs/heads/${branch}`], { cwd: work });
+    } catch (err) {
+      const stderr = err instanceof GitError ? err.stderr.trim() : (err as Error).message;
+      throw new ForgeError(`push to ${branch} refused (the branch moved?): ${stderr.slice(0, 1000)}`, "head_moved");
+    }
+    return { externalRef: sha, detail: `commit ${sha.slice(0, 12)} on ${branch}` };
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function writeNote(dir: string, req: ForgeWriteBackRequest): Promise<ForgeWriteBackResult> {
+  await mkdir(dir, { recursive: true });
+  const id = `${req.kind}-${Date.now().toString(36)}-${req.idempotencyKey.slice(-8)}`;
+  const note: StoredNote = {
+    kind: req.kind,
+    key: req.idempotencyKey,
+    body: `${req.message.trim()}\n\n${writeBackMarker(req.idempotencyKey)}`,
+    prNumber: req.target.prNumber ?? null,
+    createdAt: new Date().toISOString(),
+    id,
+  };
+  // Write then rename: a crash never leaves half a note.
+  const file = join(dir, keyFileName(req.idempotencyKey));
+  await writeFile(`${file}.tmp`, JSON.stringify(note));
+  await rename(`${file}.tmp`, file);
+  return { externalRef: id, detail: `${req.kind} on PR #${req.target.prNumber ?? "?"}` };
+}
+
+async function findNote(dir: string, key: string): Promise<ForgeWriteBackResult | null> {
+  const file = join(dir, keyFileName(key));
+  if (!existsSync(file)) return null;
+  const note = JSON.parse(await readFile(file, "utf8")) as StoredNote;
+  return note.body.includes(writeBackMarker(key)) ? { externalRef: note.id } : null;
+}
+
+/** Comments and reviews on a local pull request, oldest first (the local forge's PR conversation). */
+export async function listLocalNotes(dataDir: string, repository: string, prNumber: number): Promise<StoredNote[]> {
+  const dir = notesDir(dataDir, repository, prNumber);
+  if (!existsSync(dir)) return [];
+  const files = (await readdir(dir)).filter((f) => f.endsWith(".json"));
+  const notes = await Promise.all(files.map(async (f) => JSON.parse(await readFile(join(dir, f), "utf8")) as StoredNote));
+  return notes.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+export function createLocalForge(opts: LocalForgeOptions): Forge {
+  const rerunsDir = (repository: string) => join(`${bareRepoPath(opts.dataDir, repository).replace(/\.git$/, "")}.reruns`);
+
+  async function rerun(req: ForgeWriteBackRequest): Promise<ForgeWriteBackResult> {
+    const repo = await opts.db.repository.findUnique({ where: { fullName: req.target.repository }, select: { id: true } });
+    if (!repo) throw new ForgeError(`no repository ${req.target.repository}`, "not_found");
+    const dir = rerunsDir(req.target.repository);
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, keyFileName(req.idempotencyKey));
+    await writeFile(file, JSON.stringify({ key: req.idempotencyKey, pipelineId: null }));
+    const result = await runLocalCheck({
+      db: opts.db,
+      dataDir: opts.dataDir,
+      repositoryId: repo.id,
+      branch: req.target.branch,
+      triggeredByRunId: req.runId,
+      timeoutMs: opts.ciTimeoutMs,
+      toolchainNodeModules: opts.toolchainNodeModules ?? null,
+    });
+    await writeFile(file, JSON.stringify({ key: req.idempotencyKey, pipelineId: result.pipelineId, externalId: result.externalId }));
+    return { externalRef: result.externalId, detail: `local CI ${result.externalId}: ${result.conclusion}` };
+  }
+
+  async function findRerun(req: ForgeWriteBackRequest): Promise<ForgeWriteBackResult | null> {
+    const file = join(rerunsDir(req.target.repository), keyFileName(req.idempotencyKey));
+    if (!existsSync(file)) return null;
+    const saved = JSON.parse(await readFile(file, "utf8")) as { externalId?: string };
+    if (saved.externalId) return { externalRef: saved.externalId };
+    // Started but not noted: the pipeline the check created after the marker, if any.
+    const since = (await stat(file)).mtime;
+    const pipeline = await opts.db.pipeline.findFirst({
+      where: { triggeredByRunId: req.runId, event: "rerun", createdAt: { gte: new Date(since.getTime() - 1000) } },
+      orderBy: { createdAt: "asc" },
+      select: { externalId: true },
+    });
+    return pipeline ? { externalRef: pipeline.externalId } : null;
+  }
+
+  return {
+    kind: "local",
+    branchHead: (repository, branch) => resolveRevision(bareRepoPath(opts.dataDir, repository), branch),
+    async findWriteBack(req) {
+      switch (req.kind) {
+        case "push_commits":
+        case "update_pr_branch": {
+          const sha = await findCommit(bareRepoPath(opts.dataDir, req.target.repository), req.idempotencyKey);
+          return sha ? { externalRef: sha, detail: `commit ${sha.slice(0, 12)} (found by its ${writeBackTrailer} trailer)` } : null;
+        }
+        case "comment":
+        case "review":
+        case "approve_review":
+          return findNote(notesDir(opts.dataDir, req.target.repository, req.target.prNumber), req.idempotencyKey);
+        case "rerun_workflow":
+          return findRerun(req);
+        default:
+          return null;
+      }
+    },
+    async executeWriteBack(req) {
+      switch (req.kind) {
+        case "push_commits":
+        case "update_pr_branch":
+          return pushPatch(bareRepoPath(opts.dataDir, req.target.repository), req);
+        case "comment":
+        case "review":
+        case "approve_review":
+          return writeNote(notesDir(opts.dataDir, req.target.repository, req.target.prNumber), req);
+        case "rerun_workflow":
+          return rerun(req);
+        default:
+          throw new ForgeError(`the local forge cannot ${req.kind.replaceAll("_", " ")}`, "unsupported");
+      }
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import type { WriteBackKind } from "@/server/db/generated/enums";
+
+// One interface for every write-back a forge executes (push a commit, update a PR branch,
+// comment, review, rerun a workflow). Each write-back carries an idempotency key that the forge
+// writes INTO the object it creates (a commit trailer, a comment marker), so a crash between the
+// forge call and Airlock's record is reconciled by looking the object up: nothing is done twice.
+
+export type WriteBackTarget = {
+  /** owner/name */
+  repository: string;
+  branch?: string;
+  prNumber?: number;
+  check?: string;
+  /** The head the approver saw: a commit is refused when the branch moved from it. */
+  headSha?: string;
+};
+
+export type ForgeWriteBackRequest = {
+  kind: WriteBackKind;
+  idempotencyKey: string;
+  runId: string;
+  approvalId: string | null;
+  target: WriteBackTarget;
+  /** A unified diff (push_commits / update_pr_branch). */
+  patch?: string;
+  /** Commit message, comment or review body. */
+  message: string;
+};
+
+export type ForgeWriteBackResult = {
+  /** Commit SHA, comment id, review id, workflow run id. */
+  externalRef: string;
+  /** A URL or a sentence a person can follow. */
+  detail?: string;
+};
+
+/** A refusal or failure by the forge; `message` is the forge's own error, shown to the maintainer. */
+export class ForgeError extends Error {
+  constructor(
+    message: string,
+    readonly reason: "head_moved" | "patch_does_not_apply" | "not_found" | "unsupported" | "forge_error",
+  ) {
+    super(message);
+    this.name = "ForgeError";
+  }
+}
+
+export interface Forge {
+  readonly kind: "local" | "github";
+  /** The object an earlier call created for this key, or null: the crash reconciliation. */
+  findWriteBack(req: ForgeWriteBackRequest): Promise<ForgeWriteBackResult | null>;
+  /** Executes the write-back; throws ForgeError when the forge refuses. */
+  executeWriteBack(req: ForgeWriteBackRequest): Promise<ForgeWriteBackResult>;
+  /** The commit a branch points at now (null: no such branch). */
+  branchHead(repository: string, branch: string): Promise<string | null>;
+}
+
+export const writeBackTrailer = "Airlock-Write-Back";
+/** The marker hidden in comments and reviews. */
+export const writeBackMarker = (key: string) => `<!-- airlock-write-back: ${key} -->`;
+
+export function commitMessage(req: ForgeWriteBackRequest): string {
+  const trailers = [`Airlock-Run: ${req.runId}`, ...(req.approvalId ? [`Airlock-Approval: ${req.approvalId}`] : []), `${writeBackTrailer}: ${req.idempotencyKey}`];
+  return `${req.message.trim()}\n\n${trailers.join("\n")}\n`;
+}

@@ -1,0 +1,36 @@
+import { z } from "zod";
+
+// Jobs as data: a name and a zod payload per job. New payload fields must be
+// optional so jobs already queued survive a deploy. Handlers are idempotent:
+// graphile-worker retries a job whose worker died.
+
+export const jobs = {
+  /** Evaluate a stored webhook/local-CI delivery against the trigger rules. */
+  "delivery.evaluate": z.object({ deliveryId: z.string().min(1) }),
+  /** Admit and start the next attempt of a queued run. */
+  "run.dispatch": z.object({ runId: z.string().min(1) }),
+  /** Mark attempts whose heartbeats stopped as lost, and retry within the bound. */
+  "attempts.reap": z.object({}).passthrough().default({}),
+  /** Run a repository's check command in the local CI (a clean checkout at one commit). */
+  "ci.run": z.object({
+    repositoryId: z.string().min(1),
+    /** A commit, or the branch's tip when absent. */
+    sha: z.string().min(7).max(64).optional(),
+    branch: z.string().min(1).max(200).optional(),
+    /** A rerun an agent run asked for: the new Pipeline links to it. */
+    triggeredByRunId: z.string().min(1).optional(),
+  }),
+  /** Execute an approved (or exempt) write-back through the forge, at most once. */
+  "writeback.execute": z
+    .object({ approvalId: z.string().min(1).optional(), writeBackId: z.string().min(1).optional() })
+    .refine((p) => p.approvalId !== undefined || p.writeBackId !== undefined, "approvalId or writeBackId is required"),
+  /** Prepare the demo repository in the local forge and run its check once (idempotent). */
+  "demo.bootstrap": z.object({}).passthrough().default({}),
+} as const;
+
+export type JobName = keyof typeof jobs;
+export type JobPayload<N extends JobName> = z.infer<(typeof jobs)[N]>;
+
+export function parseJobPayload<N extends JobName>(name: N, payload: unknown): JobPayload<N> {
+  return jobs[name].parse(payload ?? {}) as JobPayload<N>;
+}

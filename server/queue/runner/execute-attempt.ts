@@ -1,0 +1,234 @@
+import { lstat, readFile } from "node:fs/promises";
+import { resolve, sep } from "node:path";
+import type { Db } from "@/server/db";
+import { AgentStartError, type AgentSession, type CollectedArtifact } from "@/server/agents/types";
+import { redactDeep } from "@/server/domain/context/redaction/redact";
+import type { AgentEvent, RunEventInput } from "@/server/domain/events/catalogue";
+import { appendRunEvents } from "@/server/domain/events/append";
+import { stackSpecOf } from "@/server/domain/runs/admit-attempt";
+import { appendAttemptEvents, isFencedError } from "@/server/domain/runs/attempt-fence";
+import { failAttemptStart, markAttemptRunning, releaseAttempt } from "@/server/domain/runs/attempts";
+import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
+import { finishAttempt, recordAttemptCost, storeAttemptArtifact, type StoredArtifact } from "@/server/domain/runs/finish-attempt";
+import { createWorkspace, keepWorkspace, removeWorkspace, type Workspace } from "@/server/domain/workspaces/workspaces";
+import { guessArtifactKind, guessMediaType } from "@/server/agents/artifacts";
+import { contentDigest } from "@/server/lib/digest";
+import { buildAdapter, grantedEnvironment, type KubeLauncher } from "./adapters";
+import type { AttemptRegistry, StopRequest } from "./attempt-registry";
+import { EventBatcher } from "./event-batcher";
+
+// Runs one claimed attempt to its end: workspace, adapter session, event streaming (batched,
+// redacted, fenced), heartbeats, artifacts, and the outcome. Nothing here decides state: each
+// write goes through a fenced domain function, and a refused write (the attempt was replaced,
+// cancelled or lost) stops the session and ends the attempt here without touching the run.
+
+export type RunnerSettings = {
+  dataDir: string;
+  heartbeatIntervalMs: number;
+  eventBatchMs: number;
+  keepFailedWorkspaceMs: number;
+  scriptedSpeed: number;
+  approvalTtlMs: number;
+  kube: KubeLauncher | null;
+};
+
+export type RunnerDeps = { db: Db; settings: RunnerSettings; registry: AttemptRegistry; log: (line: string) => void };
+
+type Started = Extract<ClaimResult, { kind: "started" }>;
+
+export type AttemptOutcome = "finished" | "start_failed" | "fenced" | "cancelled" | "released";
+
+const maxTextArtifactBytes = 1024 * 1024;
+const artifactRetentionMs = 90 * 24 * 3600_000;
+const textTypes = /^(text\/|application\/(json|xml))/;
+
+export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<AttemptOutcome> {
+  const { db, settings, log } = deps;
+  const { run, attempt, fence } = claim;
+  const tag = `run ${run.number} attempt ${attempt.number}`;
+  const abort = new AbortController();
+  let stop: StopRequest | undefined;
+  let fenced = false;
+  let sessionId: string | undefined;
+  const halt = (request: StopRequest) => {
+    stop ??= request;
+    abort.abort(request.reason);
+  };
+  const onWriteError = (err: unknown) => {
+    if (isFencedError(err)) {
+      fenced = true;
+      halt({ kind: "cancel", reason: `the attempt was taken from this worker: ${(err as Error).message}`, at: Date.now() });
+    } else {
+      log(`${tag}: write failed: ${(err as Error).message}`);
+    }
+  };
+  const unregister = deps.registry.register(run.id, attempt.id, halt);
+  const heartbeat = setInterval(() => {
+    appendAttemptEvents({ db, fence, events: [{ type: "heartbeat", payload: sessionId ? { sessionId } : {} }] }).catch(onWriteError);
+  }, settings.heartbeatIntervalMs);
+
+  let workspace: Workspace | null = null;
+  let session: AgentSession | undefined;
+  let exited = false;
+  try {
+    const stack = stackSpecOf(run.stackSnapshot);
+    if (!stack) throw new AgentStartError("the run's stack snapshot has no valid stack definition");
+    const onCluster = claim.pool.kind === "kubernetes";
+    if (!onCluster) {
+      workspace = await createWorkspace({ dataDir: settings.dataDir, repository: run.repository, runId: run.id, attemptNumber: attempt.number, sha: run.headSha }).catch(
+        (err: Error) => {
+          throw new AgentStartError(`could not prepare the workspace: ${err.message}`, { cause: err });
+        },
+      );
+      await appendAttemptEvents({
+        db,
+        fence,
+        events: [{ type: "log", payload: { stream: "system", text: `Workspace ready: git worktree of ${run.repository.fullName} at ${run.headSha.slice(0, 12)} in ${workspace.dir}` } }],
+      });
+    }
+    const { env, missing, knownSecrets } = grantedEnvironment(claim.admission);
+    if (missing.length > 0) {
+      await appendAttemptEvents({
+        db,
+        fence,
+        events: [{ type: "log", payload: { stream: "system", text: `Granted but not configured on the server (left unset): ${missing.join(", ")}` } }],
+      });
+    }
+    const adapter = buildAdapter({ spec: stack.spec, claim, settings });
+    const wallClockMs = stack.spec.limits.wallClockMinutes * 60_000;
+    let live: AgentSession;
+    try {
+      live = await adapter.start({
+        prompt: run.prompt,
+        contextBundle: run.contextBundle,
+        workspaceDir: workspace?.dir ?? "/workspace",
+        artifactsDir: workspace?.artifactsDir ?? "/artifacts",
+        env,
+        limits: { wallClockMs },
+        signal: abort.signal,
+      });
+    } catch (err) {
+      throw err instanceof AgentStartError ? err : new AgentStartError((err as Error).message, { cause: err });
+    }
+    session = live;
+    sessionId = live.sessionId;
+    await markAttemptRunning({ db, fence, sessionId, workspacePath: workspace?.dir ?? null });
+
+    const stored = new Map<string, StoredArtifact>();
+    const batcher = new EventBatcher<RunEventInput>({
+      flushMs: settings.eventBatchMs,
+      maxBatch: 500,
+      onError: onWriteError,
+      write: (events) => {
+        const cost = events.findLast((e) => e.type === "cost");
+        return appendAttemptEvents({
+          db,
+          fence,
+          events,
+          also: cost?.type === "cost" ? (tx) => recordAttemptCost(tx, fence, cost.payload) : undefined,
+        }).then(() => undefined);
+      },
+    });
+    const storeArtifact = async (name: string) => {
+      if (!workspace || fenced) return;
+      const artifact = await readArtifact(workspace.artifactsDir, name);
+      if (!artifact || stored.get(name)?.digest === artifact.digest) return;
+      await batcher.flush();
+      const row = await storeAttemptArtifact({ db, fence, artifact: { ...artifact, retainUntil: new Date(Date.now() + artifactRetentionMs) } });
+      stored.set(name, row);
+    };
+
+    // Backstop: an adapter enforces the wall clock itself; if it does not end, stop waiting.
+    const backstop = setTimeout(() => live.cancel("wall-clock backstop"), wallClockMs + 60_000);
+    const secrets = knownSecrets;
+    for await (const event of live.events) {
+      const clean = secrets.length > 0 ? redactDeep(event, { secrets }).value : event;
+      if (clean.type === "artifact_produced") await storeArtifact(clean.payload.name).catch(onWriteError);
+      else batcher.push(clean as AgentEvent);
+    }
+    const exit = await live.exit;
+    exited = true;
+    clearTimeout(backstop);
+    await batcher.flush();
+    for (const a of exit.artifacts as CollectedArtifact[]) await storeArtifact(a.name).catch(onWriteError);
+
+    if (fenced) return await ended("fenced");
+    if (stop?.kind === "shutdown") {
+      await releaseAttempt({ db, fence, reason: `the worker shut down (${stop.reason}); the attempt will be retried` }).catch(onWriteError);
+      return await ended("released");
+    }
+    const result = await finishAttempt({
+      db,
+      fence,
+      run,
+      end: { status: exit.status, reason: exit.reason },
+      artifacts: [...stored.values()],
+      approvalTtlMs: settings.approvalTtlMs,
+    }).catch((err: unknown) => {
+      if (!isFencedError(err)) throw err;
+      fenced = true;
+      return null;
+    });
+    if (!result) return await ended(stop?.kind === "cancel" ? "cancelled" : "fenced");
+    log(`${tag}: ${exit.status} (${exit.reason}); run is ${result.runStatus}`);
+    return await ended("finished", exit.status === "succeeded");
+  } catch (err) {
+    if (err instanceof AgentStartError) {
+      log(`${tag}: could not start: ${err.message}`);
+      await failAttemptStart({ db, fence, reason: err.message }).catch(onWriteError);
+      return await ended("start_failed");
+    }
+    if (isFencedError(err)) {
+      fenced = true;
+      return await ended("fenced");
+    }
+    throw err;
+  } finally {
+    clearInterval(heartbeat);
+    unregister();
+    // Whatever went wrong, never leave an agent running without its attempt.
+    if (session && !exited) {
+      session.cancel("the worker stopped following this attempt");
+      await Promise.race([session.exit, new Promise((r) => setTimeout(r, 10_000))]);
+    }
+  }
+
+  async function ended(outcome: AttemptOutcome, succeeded = false): Promise<AttemptOutcome> {
+    if (outcome === "fenced" || outcome === "cancelled") {
+      // The attempt's own writes are refused now; this note is the worker's, not the agent's.
+      const waited = stop ? Date.now() - stop.at : 0;
+      await appendRunEvents({
+        db,
+        runId: run.id,
+        events: [{ type: "log", payload: { stream: "system", text: `Attempt ${attempt.number}: the agent session stopped ${waited} ms after ${stop?.reason ?? "its attempt was fenced off"}.` } }],
+      }).catch(() => undefined);
+    }
+    if (workspace) {
+      if (succeeded || settings.keepFailedWorkspaceMs === 0) await removeWorkspace({ dataDir: settings.dataDir, ...workspace });
+      else await keepWorkspace(workspace.dir, new Date(Date.now() + settings.keepFailedWorkspaceMs)).catch(() => undefined);
+    }
+    return outcome;
+  }
+}
+
+/** Reads an artifact the agent left, refusing anything outside the folder or not a regular file. */
+async function readArtifact(artifactsDir: string, name: string) {
+  const path = resolve(artifactsDir, name);
+  if (!path.startsWith(`${resolve(artifactsDir)}${sep}`)) return null;
+  const info = await lstat(path).catch(() => null);
+  if (!info?.isFile() || info.size > 10 * 1024 * 1024) return null;
+  const bytes = await readFile(path);
+  const mediaType = guessMediaType(name);
+  const text = bytes.length <= maxTextArtifactBytes && (textTypes.test(mediaType) || mediaType === "application/octet-stream") && !bytes.includes(0);
+  const decoded = text ? bytes.toString("utf8") : null;
+  const isText = decoded !== null && !decoded.includes("\uFFFD");
+  return {
+    kind: guessArtifactKind(name),
+    name,
+    mediaType,
+    digest: contentDigest(bytes),
+    sizeBytes: bytes.length,
+    content: isText ? decoded : null,
+    location: isText ? null : path,
+  };
+}

@@ -1,0 +1,13 @@
+import type { Db } from "@/server/db";
+import { evaluateDelivery } from "@/server/domain/ingest/evaluate/evaluate";
+import { parseJobPayload } from "../jobs";
+
+/**
+ * "delivery.evaluate": match a recorded webhook/local-CI delivery against the trigger rules and
+ * create its runs (or record the drops). Idempotent: a processed delivery is skipped, and dedupe
+ * keys stop a second run for the same trigger.
+ */
+export async function evaluateDeliveryTask(payload: unknown, { db }: { db: Db }): Promise<void> {
+  const { deliveryId } = parseJobPayload("delivery.evaluate", payload);
+  await evaluateDelivery({ db, deliveryId });
+}

@@ -1,0 +1,24 @@
+import type { Task, TaskList } from "graphile-worker";
+import type { JobName } from "../jobs";
+import type { WorkerContext } from "../worker-context";
+import { bootstrapDemoTask } from "./bootstrap-demo";
+import { dispatchRunTask } from "./dispatch-run";
+import { evaluateDeliveryTask } from "./evaluate-delivery";
+import { executeWriteBackTask } from "./execute-write-back";
+import { reapAttemptsTask } from "./reap-attempts";
+import { runCheckTask } from "./run-check";
+
+// The task registry: one handler per job contract in ../jobs.ts. Each handler parses its
+// payload with parseJobPayload and is idempotent (graphile-worker retries a job whose worker died).
+
+export function createTaskList(ctx: WorkerContext): TaskList {
+  const tasks: Record<JobName, Task> = {
+    "delivery.evaluate": (payload) => evaluateDeliveryTask(payload, { db: ctx.db }),
+    "run.dispatch": (payload) => dispatchRunTask(payload, ctx),
+    "attempts.reap": (payload) => reapAttemptsTask(payload, ctx),
+    "ci.run": (payload) => runCheckTask(payload, ctx),
+    "demo.bootstrap": (payload) => bootstrapDemoTask(payload, ctx),
+    "writeback.execute": (payload) => executeWriteBackTask(payload, ctx),
+  };
+  return tasks;
+}

@@ -1,0 +1,140 @@
+// The worker process: `tsx server/queue/worker.ts`. Runs graphile-worker on Airlock's
+// PostgreSQL (LISTEN/NOTIFY pickup), the task registry, the attempt runner, the cancel
+// listener and the recovery loop. Any number may run against one database.
+import { EventEmitter } from "node:events";
+import { hostname } from "node:os";
+import { join, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import pg from "pg";
+import { Logger, parseCronItems, run, type Runner } from "graphile-worker";
+import { getDb } from "@/server/db";
+import { RUN_CANCEL_CHANNEL } from "@/server/domain/runs/cancel";
+import { env, requireDatabaseUrl } from "@/server/env";
+import { enqueue } from "./enqueue";
+import { workerApplicationName } from "./recovery";
+import { createKubeLauncher } from "./runner/kubernetes";
+import { AttemptRegistry } from "./runner/attempt-registry";
+import { createTaskList } from "./tasks";
+import { REAP_JOB_KEY } from "./tasks/reap-attempts";
+import type { WorkerContext, WorkerSettings } from "./worker-context";
+
+const log = (line: string) => process.stdout.write(`[worker] ${line}\n`);
+
+export function workerSettings(): WorkerSettings {
+  const toolchain = resolve("node_modules");
+  return {
+    dataDir: resolve(env.AIRLOCK_DATA_DIR),
+    heartbeatIntervalMs: env.AIRLOCK_HEARTBEAT_INTERVAL_MS,
+    eventBatchMs: env.AIRLOCK_EVENT_BATCH_MS,
+    keepFailedWorkspaceMs: env.AIRLOCK_WORKSPACE_KEEP_FAILED_HOURS * 3600_000,
+    scriptedSpeed: env.AIRLOCK_SCRIPTED_SPEED,
+    approvalTtlMs: env.AIRLOCK_APPROVAL_TTL_HOURS * 3600_000,
+    kube: env.AIRLOCK_K8S_CONFIG ? createKubeLauncher({ config: env.AIRLOCK_K8S_CONFIG, image: env.AIRLOCK_K8S_AGENT_IMAGE }) : null,
+    maxAttempts: env.AIRLOCK_WORKER_CONCURRENCY,
+    leaseMs: env.AIRLOCK_ATTEMPT_LEASE_MS,
+    reapIntervalMs: env.AIRLOCK_REAP_INTERVAL_MS,
+    ciTimeoutMs: env.AIRLOCK_CI_TIMEOUT_MS,
+    toolchainNodeModules: existsSync(join(toolchain, ".bin")) ? toolchain : null,
+  };
+}
+
+export type StartWorkerOptions = {
+  /** Overrides (tests run a worker in-process with their own data dir and timings). */
+  settings?: Partial<WorkerSettings>;
+  /** Prepare the demo at start (default: AIRLOCK_DEMO_BOOTSTRAP). */
+  demo?: boolean;
+  /** Exit the process when stopped (the entry point), or just resolve (tests). */
+  exitOnStop?: boolean;
+};
+
+export async function startWorker(opts: StartWorkerOptions = {}) {
+  const connectionString = requireDatabaseUrl();
+  const db = getDb();
+  const settings = { ...workerSettings(), ...opts.settings };
+  const registry = new AttemptRegistry();
+  let poolId = "starting";
+  const ctx: WorkerContext = {
+    db,
+    settings,
+    registry,
+    workerRef: () => `${hostname()}/${process.pid}/${poolId}`,
+    inflight: new Set(),
+    claiming: { count: 0 },
+    log,
+  };
+
+  // One connection for this process's liveness (its application_name names the worker pool, see
+  // recovery.ts) and for cancel notifications: a cancelled run's session stops within a moment.
+  const liveness = new pg.Client({ connectionString, application_name: "airlock-worker:starting" });
+  await liveness.connect();
+  liveness.on("notification", (msg) => {
+    if (msg.channel !== RUN_CANCEL_CHANNEL || !msg.payload) return;
+    if (registry.stop(msg.payload, "cancel", "the run was cancelled")) log(`run ${msg.payload}: cancel received, stopping its session`);
+  });
+  liveness.on("error", (err) => {
+    // Without this connection other workers would take our jobs: stop, and let the supervisor restart us.
+    log(`liveness connection lost (${err.message}); shutting down`);
+    void stop(1);
+  });
+  await liveness.query(`LISTEN ${RUN_CANCEL_CHANNEL}`);
+
+  const events = new EventEmitter();
+  events.on("pool:create", ({ workerPool }: { workerPool: { id: string } }) => {
+    poolId = workerPool.id;
+    liveness.query(`SET application_name = '${workerApplicationName(workerPool.id).replaceAll("'", "")}'`).catch(() => undefined);
+  });
+
+  const pgPool = new pg.Pool({ connectionString, max: 8 });
+  // An idle client's error (the server restarted) must not crash the process; the pool replaces it.
+  pgPool.on("error", (err) => log(`database pool: ${err.message}`));
+  pgPool.on("connect", (client) => client.on("error", (err) => log(`database client: ${err.message}`)));
+  const runner: Runner = await run({
+    pgPool,
+    concurrency: 4,
+    pollInterval: env.AIRLOCK_WORKER_POLL_MS,
+    noHandleSignals: true,
+    events: events as never,
+    taskList: createTaskList(ctx),
+    // Backstop for the reaper's self-rescheduling chain (crontab text cannot name "attempts.reap").
+    parsedCronItems: parseCronItems([{ task: "attempts.reap", identifier: "attempts-reap", match: "* * * * *", options: { backfillPeriod: 0, maxAttempts: 3 } }]),
+    logger: new Logger(() => (level, message) => {
+      if (level === "error" || level === "warning") log(`${level}: ${message}`);
+    }),
+  });
+
+  // Start-up sweep: recover what a previous worker left (lost attempts, queued runs with no job).
+  await enqueue(db, "attempts.reap", {}, { jobKey: REAP_JOB_KEY, maxAttempts: 3 });
+  if (opts.demo ?? env.AIRLOCK_DEMO_BOOTSTRAP) await enqueue(db, "demo.bootstrap", {}, { jobKey: "demo.bootstrap", maxAttempts: 3 });
+  log(`ready (pid ${process.pid}, ${settings.maxAttempts} attempts at once, lease ${settings.leaseMs} ms)`);
+
+  let stopping: Promise<void> | undefined;
+  /** Graceful stop: no new jobs, running attempts released (lost + retried), connections closed. */
+  function stop(code = 0): Promise<void> {
+    stopping ??= (async () => {
+      log("stopping: no new jobs; releasing running attempts");
+      await runner.stop().catch(() => undefined);
+      registry.stopAll("shutdown", "worker shutdown");
+      await Promise.race([Promise.allSettled([...ctx.inflight]), new Promise((r) => setTimeout(r, 15_000))]);
+      await liveness.end().catch(() => undefined);
+      await pgPool.end().catch(() => undefined);
+      if (opts.exitOnStop) {
+        await db.$disconnect().catch(() => undefined);
+        process.exit(code);
+      }
+    })();
+    return stopping;
+  }
+  return { runner, ctx, stop };
+}
+
+// Run when executed directly (tsx server/queue/worker.ts), not when imported by tests.
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename ?? "")) {
+  startWorker({ exitOnStop: true })
+    .then(({ stop }) => {
+      for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => void stop(0));
+    })
+    .catch((err: unknown) => {
+      log(`failed to start: ${(err as Error).stack ?? String(err)}`);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,69 @@
+import { randomBytes } from "node:crypto";
+import type { RepoRole, RunStatus } from "@/server/db";
+import { getDb, type PrismaClient } from "@/server/db";
+import { getAuth } from "@/server/auth";
+import type { SessionUser } from "@/server/auth/roles";
+import { digestOf, sha256 } from "@/server/lib/digest";
+import { createTRPCContext } from "@/server/trpc/init";
+import { createCaller } from "@/server/trpc/root";
+
+// Factories for integration tests: real rows through the real code paths.
+
+const uid = () => randomBytes(5).toString("hex");
+export const TEST_PASSWORD = "correct-horse-battery";
+
+/** A user signed up through better-auth (so the password is really hashed). */
+export async function createUser(opts: { email?: string; name?: string; isAdmin?: boolean } = {}): Promise<SessionUser> {
+  const email = opts.email ?? `user-${uid()}@example.test`;
+  const res = await getAuth().api.signUpEmail({ body: { email, password: TEST_PASSWORD, name: opts.name ?? "Test User" } });
+  const user = await getDb().user.update({
+    where: { id: res.user.id },
+    data: { isAdmin: opts.isAdmin ?? false },
+    select: { id: true, email: true, name: true, isAdmin: true },
+  });
+  return user;
+}
+
+export async function createRepository(opts: { fullName?: string; members?: [SessionUser, RepoRole][] } = {}) {
+  const db = getDb();
+  const fullName = opts.fullName ?? `acme/repo-${uid()}`;
+  const repo = await db.repository.create({
+    data: { fullName, cloneUrl: `https://example.test/${fullName}.git` },
+  });
+  for (const [user, role] of opts.members ?? []) {
+    await db.membership.create({ data: { userId: user.id, repositoryId: repo.id, role } });
+  }
+  return repo;
+}
+
+/** A run with a minimal, well-formed snapshot and bundle. */
+export async function createRun(opts: { repositoryId: string; status?: RunStatus; createdAt?: Date; title?: string; db?: PrismaClient }) {
+  const db = opts.db ?? getDb();
+  const bundle = { repository: { id: opts.repositoryId } };
+  const snapshot = { name: "test-stack", version: 1 };
+  const prompt = "Diagnose the failing check.";
+  return db.agentDispatchRun.create({
+    data: {
+      title: opts.title ?? `Run ${uid()}`,
+      repositoryId: opts.repositoryId,
+      source: "manual",
+      taskKind: "diagnose",
+      actor: "tester",
+      status: opts.status ?? "queued",
+      headSha: sha256(uid()).slice(0, 40),
+      stackSnapshot: snapshot,
+      stackDigest: digestOf(snapshot),
+      contextBundle: bundle,
+      contextDigest: digestOf(bundle),
+      prompt,
+      promptHash: `sha256:${sha256(prompt)}`,
+      dedupeKey: `test:${uid()}`,
+      createdAt: opts.createdAt,
+    },
+  });
+}
+
+/** A tRPC caller as `user` (null: anonymous), through the real procedures. */
+export function callerFor(user: SessionUser | null, now?: () => Date) {
+  return createCaller(createTRPCContext({ user, now }));
+}

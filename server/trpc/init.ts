@@ -1,0 +1,123 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import superjson from "superjson";
+import { z, ZodError } from "zod";
+import type { RepoRole } from "@/server/db";
+import { getDb, type PrismaClient } from "@/server/db";
+import { repositoryRole, roleAtLeast, type SessionUser } from "@/server/auth/roles";
+import { AppError, type AppErrorCode } from "@/server/errors";
+
+export type TRPCContext = {
+  db: PrismaClient;
+  user: SessionUser | null;
+  /** Injected so tests control time. */
+  now: () => Date;
+};
+
+/** The context for a request; the route resolves the user from its cookies. */
+export function createTRPCContext(opts: { user: SessionUser | null; db?: PrismaClient; now?: () => Date }): TRPCContext {
+  return { db: opts.db ?? getDb(), user: opts.user, now: opts.now ?? (() => new Date()) };
+}
+
+const trpcCode: Record<AppErrorCode, TRPCError["code"]> = {
+  BAD_REQUEST: "BAD_REQUEST",
+  UNAUTHORIZED: "UNAUTHORIZED",
+  FORBIDDEN: "FORBIDDEN",
+  NOT_FOUND: "NOT_FOUND",
+  CONFLICT: "CONFLICT",
+  PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  PRECONDITION_FAILED: "PRECONDITION_FAILED",
+  UNPROCESSABLE: "UNPROCESSABLE_CONTENT",
+  TOO_MANY_REQUESTS: "TOO_MANY_REQUESTS",
+  INTERNAL: "INTERNAL_SERVER_ERROR",
+  UNAVAILABLE: "SERVICE_UNAVAILABLE",
+};
+
+const t = initTRPC.context<TRPCContext>().create({
+  transformer: superjson,
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    const internal = error.code === "INTERNAL_SERVER_ERROR" && !(cause instanceof AppError);
+    return {
+      ...shape,
+      // 5xx text can carry SQL or paths: never show it.
+      message: internal ? "Something went wrong on our side; it has been logged." : shape.message,
+      data: {
+        ...shape.data,
+        stack: undefined,
+        reason: cause instanceof AppError ? (cause.reason ?? null) : null,
+        details: cause instanceof AppError ? (cause.details ?? null) : null,
+        // zod failures become messages per field, for forms.
+        fieldErrors: cause instanceof ZodError ? z.flattenError(cause).fieldErrors : null,
+      },
+    };
+  },
+});
+
+export const createCallerFactory = t.createCallerFactory;
+export const router = t.router;
+
+// Domain code throws AppError; translate it once, here.
+const translateErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof AppError) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: trpcCode[cause.code], message: cause.message, cause });
+  }
+  if (!result.ok && result.error.code === "INTERNAL_SERVER_ERROR") {
+    console.error("[trpc] internal error", result.error.cause ?? result.error);
+  }
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(translateErrors);
+
+export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.user) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
+  return next({ ctx: { ...ctx, user: ctx.user } });
+});
+
+export const adminProcedure = protectedProcedure.use(({ ctx, next }) => {
+  if (!ctx.user.isAdmin) throw new TRPCError({ code: "FORBIDDEN", message: "Only an Airlock admin can do this." });
+  return next();
+});
+
+/** Checks the user's role on a repository; throws FORBIDDEN without it. */
+export async function requireRepositoryRole(
+  ctx: { db: PrismaClient; user: SessionUser },
+  repositoryId: string,
+  min: RepoRole,
+): Promise<RepoRole> {
+  const role = await repositoryRole(ctx.db, ctx.user, repositoryId);
+  if (!roleAtLeast(role, min)) {
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message:
+        role === null
+          ? "You have no role on this repository."
+          : `This needs the ${min} role on the repository; you are ${role}.`,
+    });
+  }
+  return role as RepoRole;
+}
+
+const zRepositoryInput = z.object({ repositoryId: z.string().min(1) });
+const zRunInput = z.object({ runId: z.string().min(1) });
+
+/**
+ * A procedure for one repository: its input names `repositoryId`; the user's
+ * role is checked before the resolver runs and put on ctx.
+ */
+export const repositoryProcedure = (min: RepoRole) =>
+  protectedProcedure.input(zRepositoryInput).use(async ({ ctx, input, next }) => {
+    const role = await requireRepositoryRole(ctx, input.repositoryId, min);
+    return next({ ctx: { ...ctx, role, repositoryId: input.repositoryId } });
+  });
+
+/** A procedure for one run: its input names `runId`; the role is checked on the run's repository. */
+export const runProcedure = (min: RepoRole) =>
+  protectedProcedure.input(zRunInput).use(async ({ ctx, input, next }) => {
+    const run = await ctx.db.agentDispatchRun.findUnique({ where: { id: input.runId }, select: { repositoryId: true } });
+    if (!run) throw new TRPCError({ code: "NOT_FOUND", message: "No such run." });
+    const role = await requireRepositoryRole(ctx, run.repositoryId, min);
+    return next({ ctx: { ...ctx, role, repositoryId: run.repositoryId } });
+  });

@@ -1,0 +1,29 @@
+import { createCallerFactory, router } from "./init";
+import { approvalsRouter } from "./routers/approvals";
+import { auditRouter } from "./routers/audit";
+import { metricsRouter } from "./routers/metrics";
+import { policiesRouter } from "./routers/policies";
+import { poolsRouter } from "./routers/pools";
+import { proofsRouter } from "./routers/proofs";
+import { repositoriesRouter } from "./routers/repositories";
+import { repositorySettingsRouter } from "./routers/repositories-settings";
+import { runsRouter } from "./routers/runs";
+import { stacksRouter } from "./routers/stacks";
+import { triggersRouter } from "./routers/triggers";
+
+export const appRouter = router({
+  runs: runsRouter,
+  repositories: repositoriesRouter,
+  policies: policiesRouter,
+  proofs: proofsRouter,
+  metrics: metricsRouter,
+  audit: auditRouter,
+  stacks: stacksRouter,
+  triggers: triggersRouter,
+  pools: poolsRouter,
+  repositorySettings: repositorySettingsRouter,
+  approvals: approvalsRouter,
+});
+
+export type AppRouter = typeof appRouter;
+export const createCaller = createCallerFactory(appRouter);

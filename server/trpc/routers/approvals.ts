@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { resolve } from "node:path";
+import { visibleRepositoryIds } from "@/server/auth/roles";
+import { approveWriteBack, type BranchHead, rejectWriteBack } from "@/server/domain/approvals/decide-approval";
+import { approvalRepository, countApprovals, getApprovalDetail, listApprovals, zApprovalListInput } from "@/server/domain/approvals/queue";
+import { retryWriteBack } from "@/server/domain/writebacks/execute";
+import { env } from "@/server/env";
+import { AppError } from "@/server/errors";
+import { bareRepoPath, resolveRevision } from "@/server/forges/local/repositories";
+import { protectedProcedure, requireRepositoryRole, router } from "../init";
+
+// The approvals gate's procedures: validate, authorise (viewer to read, maintainer to decide;
+// the domain re-checks inside its transaction), call the domain.
+
+const zApprovalId = z.object({ approvalId: z.string().min(1).max(100) });
+
+/** The local forge's branch heads (GitHub heads come from the PullRequest rows webhooks keep). */
+const localBranchHead: BranchHead = async (repository, branch) => {
+  try {
+    return await resolveRevision(bareRepoPath(resolve(env.AIRLOCK_DATA_DIR), repository), branch);
+  } catch {
+    return null;
+  }
+};
+
+export const approvalsRouter = router({
+  list: protectedProcedure.input(zApprovalListInput).query(async ({ ctx, input }) => {
+    if (input.repositoryId) await requireRepositoryRole(ctx, input.repositoryId, "viewer");
+    return listApprovals({ db: ctx.db, repositoryIds: await visibleRepositoryIds(ctx.db, ctx.user), input, now: ctx.now() });
+  }),
+
+  counts: protectedProcedure.input(zApprovalListInput.omit({ limit: true, status: true })).query(async ({ ctx, input }) => {
+    if (input.repositoryId) await requireRepositoryRole(ctx, input.repositoryId, "viewer");
+    return countApprovals({ db: ctx.db, repositoryIds: await visibleRepositoryIds(ctx.db, ctx.user), input, now: ctx.now() });
+  }),
+
+  byId: protectedProcedure.input(zApprovalId).query(async ({ ctx, input }) => {
+    const role = await requireRepositoryRole(ctx, await approvalRepository(ctx.db, input.approvalId), "viewer");
+    const detail = await getApprovalDetail({ db: ctx.db, approvalId: input.approvalId });
+    const isTriggeringActor = detail.run.actorUserId !== null && detail.run.actorUserId === ctx.user.id;
+    return { ...detail, viewerRole: role, viewerIsTriggeringActor: isTriggeringActor };
+  }),
+
+  approve: protectedProcedure
+    .input(zApprovalId.extend({ artifactDigest: z.string().max(100).nullable(), headSha: z.string().max(64).nullable() }))
+    .mutation(async ({ ctx, input }) => {
+      await requireRepositoryRole(ctx, await approvalRepository(ctx.db, input.approvalId), "maintainer");
+      return approveWriteBack({ db: ctx.db, actor: ctx.user, approvalId: input.approvalId, artifactDigest: input.artifactDigest, headSha: input.headSha, branchHead: localBranchHead, now: ctx.now() });
+    }),
+
+  reject: protectedProcedure.input(zApprovalId.extend({ reason: z.string().trim().min(1, "A rejection needs a reason").max(2000) })).mutation(async ({ ctx, input }) => {
+    await requireRepositoryRole(ctx, await approvalRepository(ctx.db, input.approvalId), "maintainer");
+    return rejectWriteBack({ db: ctx.db, actor: ctx.user, approvalId: input.approvalId, reason: input.reason, now: ctx.now() });
+  }),
+
+  retryWriteBack: protectedProcedure.input(z.object({ writeBackId: z.string().min(1).max(100) })).mutation(async ({ ctx, input }) => {
+    const wb = await ctx.db.writeBack.findUnique({ where: { id: input.writeBackId }, select: { run: { select: { repositoryId: true } } } });
+    if (!wb) throw new AppError("NOT_FOUND", "No such write-back.");
+    const role = await requireRepositoryRole(ctx, wb.run.repositoryId, "maintainer");
+    return retryWriteBack({ db: ctx.db, actor: { userId: ctx.user.id, label: ctx.user.email }, writeBackId: input.writeBackId, role, now: ctx.now() });
+  }),
+});

@@ -1,0 +1,80 @@
+import { z } from "zod";
+import { PolicyKind } from "@/server/db/generated/enums";
+import { zFacts, zPolicyDefinition } from "@/server/domain/policy/schemas";
+import { reviewPolicy, tryPolicy } from "@/server/domain/policy/review";
+import {
+  diffPolicyVersions,
+  getPolicy,
+  getPolicyVersion,
+  listPolicies,
+  listPolicyVersions,
+  savePolicyVersion,
+} from "@/server/domain/policy/store";
+import { definePolicy } from "@/server/domain/policy/validate";
+import { adminProcedure, protectedProcedure, router } from "../init";
+
+// Policies are global: any signed-in user reads them and may try them; only an Airlock admin
+// saves a new version.
+
+const zPolicyKind = z.enum(PolicyKind);
+const zVersion = z.int().positive();
+
+export const policiesRouter = router({
+  list: protectedProcedure.query(({ ctx }) => listPolicies({ db: ctx.db })),
+
+  byKind: protectedProcedure.input(z.object({ kind: zPolicyKind })).query(async ({ ctx, input }) => {
+    const policy = await getPolicy({ db: ctx.db, kind: input.kind });
+    return { ...policy, review: reviewPolicy(policy.current.definition), canEdit: ctx.user.isAdmin };
+  }),
+
+  // check and tryIt change nothing but are mutations: a definition is too large for a GET URL.
+
+  /** The editor's live check of an unsaved definition: model violations, then the three checks. */
+  check: protectedProcedure
+    .input(z.object({ definition: zPolicyDefinition }))
+    .mutation(({ input }) => reviewPolicy(input.definition)),
+
+  /**
+   * Evaluates an unsaved definition (or a saved version, or the current one) against entered
+   * facts. Nothing is stored: this is the editor's sandbox, not a decision.
+   */
+  tryIt: protectedProcedure
+    .input(
+      z.object({
+        kind: zPolicyKind,
+        definition: zPolicyDefinition.optional(),
+        version: zVersion.optional(),
+        facts: zFacts,
+        property: z.string().min(1).optional(),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const { facts, property } = input;
+      // An unsaved definition that breaks its model is refused (UNPROCESSABLE, issues listed).
+      if (input.definition) return tryPolicy({ definition: definePolicy(input.definition), facts, property });
+      const saved = input.version
+        ? await getPolicyVersion({ db: ctx.db, kind: input.kind, version: input.version })
+        : (await getPolicy({ db: ctx.db, kind: input.kind })).current;
+      return tryPolicy({ definition: saved.definition, facts, property, version: saved.version, digest: saved.digest });
+    }),
+
+  save: adminProcedure
+    .input(z.object({ kind: zPolicyKind, expectedVersion: zVersion, definition: zPolicyDefinition }))
+    .mutation(({ ctx, input }) =>
+      savePolicyVersion({
+        db: ctx.db,
+        actor: { userId: ctx.user.id, label: ctx.user.email },
+        kind: input.kind,
+        definition: input.definition,
+        expectedVersion: input.expectedVersion,
+      }),
+    ),
+
+  versions: protectedProcedure
+    .input(z.object({ kind: zPolicyKind }))
+    .query(({ ctx, input }) => listPolicyVersions({ db: ctx.db, kind: input.kind })),
+
+  diff: protectedProcedure
+    .input(z.object({ kind: zPolicyKind, from: zVersion, to: zVersion }))
+    .query(({ ctx, input }) => diffPolicyVersions({ db: ctx.db, kind: input.kind, from: input.from, to: input.to })),
+});

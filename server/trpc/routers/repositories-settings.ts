@@ -1,0 +1,33 @@
+import { addMember, changeMemberRole, removeMember } from "@/server/domain/repositories/members-service";
+import {
+  zAddMemberInput,
+  zChangeMemberInput,
+  zRemoveMemberInput,
+  zUpdateRepositoryPolicyInput,
+} from "@/server/domain/repositories/schemas";
+import { repositorySettings, settingsRepositories } from "@/server/domain/repositories/settings-presenter";
+import { updateRepositoryPolicy } from "@/server/domain/repositories/settings-service";
+import { protectedProcedure, repositoryProcedure, router } from "../init";
+
+// A repository's settings: its viewers read them; its admins (or an Airlock admin) change the
+// policy and the members. The services check the role again inside their transactions.
+
+export const repositorySettingsRouter = router({
+  list: protectedProcedure.query(({ ctx }) => settingsRepositories({ db: ctx.db, actor: ctx.user })),
+
+  get: repositoryProcedure("viewer").query(({ ctx }) => repositorySettings({ db: ctx.db, actor: ctx.user, repositoryId: ctx.repositoryId })),
+
+  updatePolicy: repositoryProcedure("admin")
+    .input(zUpdateRepositoryPolicyInput)
+    .mutation(({ ctx, input }) => updateRepositoryPolicy({ db: ctx.db, actor: ctx.user, input })),
+
+  addMember: repositoryProcedure("admin").input(zAddMemberInput).mutation(({ ctx, input }) => addMember({ db: ctx.db, actor: ctx.user, input })),
+
+  changeMemberRole: repositoryProcedure("admin")
+    .input(zChangeMemberInput)
+    .mutation(({ ctx, input }) => changeMemberRole({ db: ctx.db, actor: ctx.user, input })),
+
+  removeMember: repositoryProcedure("admin")
+    .input(zRemoveMemberInput)
+    .mutation(({ ctx, input }) => removeMember({ db: ctx.db, actor: ctx.user, input })),
+});

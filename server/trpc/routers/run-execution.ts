@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { dispatchRun } from "@/server/domain/runs/dispatch";
+import { forkRun } from "@/server/domain/runs/fork";
+import { resumeRun } from "@/server/domain/runs/resume";
+import { retryRun } from "@/server/domain/runs/retry";
+import { runProcedure } from "../init";
+
+// The runs router's execution controls (dispatch, retry, resume, fork), kept in their own file
+// and spread into runsRouter so the run-view procedures and these evolve without colliding.
+// Each validates, requires the maintainer role on the run's repository, and calls the domain.
+
+const actorOf = (user: { id: string; email: string }) => ({ userId: user.id, label: user.email });
+const zQueued = z.object({ runId: z.string(), status: z.literal("queued"), attemptNumber: z.number().int() });
+const zChild = z.object({ runId: z.string(), number: z.number().int(), parentRunId: z.string() });
+
+export const runExecutionProcedures = {
+  /** "Diagnose with agent" / "Attempt repair": a suggested run is queued. */
+  dispatch: runProcedure("maintainer")
+    .output(zQueued)
+    .mutation(({ ctx, input }) => dispatchRun({ db: ctx.db, actor: actorOf(ctx.user), runId: input.runId, now: ctx.now() })),
+
+  /** A new attempt of a failed, cancelled or escalated run, within the stack's retry bound. */
+  retry: runProcedure("maintainer")
+    .input(z.object({ reason: z.string().trim().max(500).optional() }))
+    .output(zQueued)
+    .mutation(({ ctx, input }) => retryRun({ db: ctx.db, actor: actorOf(ctx.user), runId: input.runId, reason: input.reason, now: ctx.now() })),
+
+  /** A child run continuing this one, with optional instructions. */
+  resume: runProcedure("maintainer")
+    .input(z.object({ instructions: z.string().trim().max(20_000).optional() }))
+    .output(zChild)
+    .mutation(({ ctx, input }) =>
+      resumeRun({ db: ctx.db, actor: actorOf(ctx.user), runId: input.runId, instructions: input.instructions, now: ctx.now() }),
+    ),
+
+  /** A child run with an edited prompt and/or another stack. */
+  fork: runProcedure("maintainer")
+    .input(z.object({ prompt: z.string().max(100_000).optional(), stackId: z.string().min(1).max(100).optional() }))
+    .output(zChild)
+    .mutation(({ ctx, input }) =>
+      forkRun({ db: ctx.db, actor: actorOf(ctx.user), runId: input.runId, prompt: input.prompt, stackId: input.stackId, now: ctx.now() }),
+    ),
+};

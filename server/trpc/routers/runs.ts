@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { visibleRepositoryIds } from "@/server/auth/roles";
+import { cancelRun } from "@/server/domain/runs/cancel";
+import { getRunArtifact, getRunDetail, listRunEvents, searchRunEvents } from "@/server/domain/runs/detail";
+import { countRunsByStatus, listRuns, runFilterOptions, zRunListFilter, zRunListInput } from "@/server/domain/runs/list";
+import { protectedProcedure, requireRepositoryRole, router, runProcedure } from "../init";
+import { runExecutionProcedures } from "./run-execution";
+
+const zSeq = z.number().int().positive();
+
+export const runsRouter = router({
+  ...runExecutionProcedures,
+
+  list: protectedProcedure.input(zRunListInput).query(async ({ ctx, input }) => {
+    if (input.repositoryId) await requireRepositoryRole(ctx, input.repositoryId, "viewer");
+    const repositoryIds = await visibleRepositoryIds(ctx.db, ctx.user);
+    return listRuns({ db: ctx.db, repositoryIds, input });
+  }),
+
+  counts: protectedProcedure.input(zRunListFilter.omit({ status: true })).query(async ({ ctx, input }) => {
+    if (input.repositoryId) await requireRepositoryRole(ctx, input.repositoryId, "viewer");
+    const repositoryIds = await visibleRepositoryIds(ctx.db, ctx.user);
+    return countRunsByStatus({ db: ctx.db, repositoryIds, filter: input });
+  }),
+
+  filterOptions: protectedProcedure.query(async ({ ctx }) =>
+    runFilterOptions({ db: ctx.db, repositoryIds: await visibleRepositoryIds(ctx.db, ctx.user) }),
+  ),
+
+  byId: runProcedure("viewer").query(({ ctx, input }) => getRunDetail({ db: ctx.db, runId: input.runId, viewerRole: ctx.role })),
+
+  events: runProcedure("viewer")
+    .input(z.object({ beforeSeq: zSeq.optional(), afterSeq: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(1000).default(200) }))
+    .query(({ ctx, input }) =>
+      listRunEvents({ db: ctx.db, runId: input.runId, beforeSeq: input.beforeSeq, afterSeq: input.afterSeq, limit: input.limit }),
+    ),
+
+  searchEvents: runProcedure("viewer")
+    .input(z.object({ query: z.string().trim().min(1).max(200) }))
+    .query(({ ctx, input }) => searchRunEvents({ db: ctx.db, runId: input.runId, query: input.query })),
+
+  artifact: runProcedure("viewer")
+    .input(z.object({ artifactId: z.string().min(1).max(100) }))
+    .query(({ ctx, input }) => getRunArtifact({ db: ctx.db, runId: input.runId, artifactId: input.artifactId })),
+
+  cancel: runProcedure("maintainer")
+    .input(z.object({ reason: z.string().trim().max(500).optional() }))
+    .mutation(({ ctx, input }) =>
+      cancelRun({
+        db: ctx.db,
+        actor: { userId: ctx.user.id, label: ctx.user.email },
+        runId: input.runId,
+        reason: input.reason,
+        now: ctx.now(),
+      }),
+    ),
+});

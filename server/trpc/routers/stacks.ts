@@ -1,0 +1,50 @@
+import { z } from "zod";
+import { archiveStack, createStack, restoreStack, updateStack } from "@/server/domain/stacks/stacks-service";
+import { diffStackVersions, getStack, getStackVersionSpec, listStacks, stackOptions } from "@/server/domain/stacks/stacks-presenter";
+import { previewSources, previewStack } from "@/server/domain/stacks/preview";
+import {
+  zCreateStackInput,
+  zStackDiffInput,
+  zStackIdInput,
+  zStackPreviewInput,
+  zUpdateStackInput,
+} from "@/server/domain/stacks/schemas";
+import { protectedProcedure, repositoryProcedure, router } from "../init";
+
+// Stacks are global: everyone signed in reads them; who may change one depends on the trigger
+// rules that use it (server/domain/stacks/permissions.ts), so the services check it.
+
+export const stacksRouter = router({
+  list: protectedProcedure.query(({ ctx }) => listStacks({ db: ctx.db, actor: ctx.user })),
+
+  byId: protectedProcedure.input(zStackIdInput).query(({ ctx, input }) => getStack({ db: ctx.db, actor: ctx.user, stackId: input.stackId })),
+
+  /** Stacks a trigger rule may use (not archived). */
+  options: protectedProcedure.query(({ ctx }) => stackOptions(ctx.db)),
+
+  versionSpec: protectedProcedure
+    .input(zStackIdInput.extend({ version: z.int().positive() }))
+    .query(({ ctx, input }) => getStackVersionSpec(ctx.db, input.stackId, input.version)),
+
+  diff: protectedProcedure.input(zStackDiffInput).query(({ ctx, input }) => diffStackVersions({ db: ctx.db, ...input })),
+
+  create: protectedProcedure.input(zCreateStackInput).mutation(({ ctx, input }) => createStack({ db: ctx.db, actor: ctx.user, input })),
+
+  update: protectedProcedure.input(zUpdateStackInput).mutation(({ ctx, input }) => updateStack({ db: ctx.db, actor: ctx.user, input })),
+
+  archive: protectedProcedure
+    .input(zStackIdInput)
+    .mutation(({ ctx, input }) => archiveStack({ db: ctx.db, actor: ctx.user, stackId: input.stackId, now: ctx.now() })),
+
+  restore: protectedProcedure
+    .input(zStackIdInput)
+    .mutation(({ ctx, input }) => restoreStack({ db: ctx.db, actor: ctx.user, stackId: input.stackId })),
+
+  /** Recent runs and failed jobs of a repository, to preview a stack against. */
+  previewSources: repositoryProcedure("viewer").query(({ ctx }) => previewSources({ db: ctx.db, repositoryId: ctx.repositoryId })),
+
+  /** Changes nothing; a mutation because an unsaved spec is too large for a GET URL. */
+  preview: repositoryProcedure("viewer")
+    .input(zStackPreviewInput)
+    .mutation(({ ctx, input }) => previewStack({ db: ctx.db, input, now: ctx.now() })),
+});
