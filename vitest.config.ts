@@ -19,6 +19,8 @@ export default defineConfig({
           include: ["**/*.test.ts", "**/*.test.tsx"],
           exclude: [...exclude, "**/*.int.test.ts"],
           environment: "node",
+          // Property tests run hundreds of cases; leave room on a busy 2-core machine.
+          testTimeout: 60_000,
         },
       },
       {

@@ -61,7 +61,6 @@ async function main() {
     if (runId && !firstNotice.has(runId)) firstNotice.set(runId, Date.now());
   });
   await listener.query(`LISTEN ${RUN_EVENTS_CHANNEL}`);
-  const toPickup: number[] = [];
   const toClaim: number[] = [];
   const toSession: number[] = [];
   for (let i = 0; i < DISPATCH_SAMPLES + 5; i++) {
@@ -78,15 +77,11 @@ async function main() {
     }
     if (attempt.status !== "succeeded") throw new Error(`bench attempt failed: ${attempt.exitReason}`);
     if (i < 5) continue; // warm-up
-    // The claim transaction's first event is stamped with its start (now()): the job's pickup.
-    const first = await db.runEvent.findFirst({ where: { runId: run.id }, orderBy: { seq: "asc" }, select: { createdAt: true } });
-    toPickup.push(first!.createdAt.getTime() - t0);
     toClaim.push(firstNotice.get(run.id)! - t0);
     toSession.push(attempt.startedAt!.getTime() - t0);
   }
   await listener.end();
   await worker.stop();
-  toPickup.sort((a, b) => a - b);
   toClaim.sort((a, b) => a - b);
   toSession.sort((a, b) => a - b);
 
@@ -144,8 +139,6 @@ async function main() {
       "",
       `Load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} cores`,
       `Queue benchmark (${DISPATCH_SAMPLES} sequential dispatches; appends in batches of ${BATCH} for ${APPEND_SECONDS} s)`,
-      row("enqueue -> job picked up by the worker, p50", `${fmt(pct(toPickup, 50))} ms`, "", true),
-      row("enqueue -> job picked up by the worker, p99", `${fmt(pct(toPickup, 99))} ms`, "", true),
       row("enqueue -> attempt claimed (admitted), p50", `${fmt(pct(toClaim, 50))} ms`, `< ${TARGET_P50_MS} ms`, pct(toClaim, 50) < TARGET_P50_MS),
       row("enqueue -> attempt claimed (admitted), p99", `${fmt(pct(toClaim, 99))} ms`, "", true),
       row("enqueue -> agent session started, p50", `${fmt(pct(toSession, 50))} ms`, "", true),

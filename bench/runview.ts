@@ -59,7 +59,9 @@ async function main() {
     const bytes = await bulkInsertEvents(server.db, bigRun, EVENTS);
     console.log(`seeded ${EVENTS.toLocaleString("en")} events (${(bytes / 1024 / 1024).toFixed(1)} MB of JSON) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
-    const page = ONLY === "b" ? null : await browserBench(server, bigRun, { rate: RATE, seconds: SECONDS });
+    const smallRun = await createRun(server.db, repositoryId, "Bench: small run (warm-up)");
+    await bulkInsertEvents(server.db, smallRun, 50);
+    const page = ONLY === "b" ? null : await browserBench(server, bigRun, smallRun, { rate: RATE, seconds: SECONDS });
     if (page) console.log("(a) browser done");
 
     let next: LoadResult | null = null;
@@ -83,7 +85,8 @@ async function main() {
     const rows: [string, string, string, string][] = [];
     if (page) {
       rows.push(
-        ["(a) first transcript paint (100k-event run, server-rendered rows)", ms(page.firstPaintMs), `< ${targets.firstPaintMs} ms`, ok(page.firstPaintMs < targets.firstPaintMs)],
+        ["(a) first transcript paint, 100k-event run (warm server, first visit)", ms(page.firstPaintMs), `< ${targets.firstPaintMs} ms`, ok(page.firstPaintMs < targets.firstPaintMs)],
+        ["(a) … same, second visit (scripts cached)", ms(page.firstPaintWarmMs), `< ${targets.firstPaintMs} ms`, ok(page.firstPaintWarmMs < targets.firstPaintMs)],
         ["(a) … time to first byte / DOMContentLoaded", `${ms(page.ttfbMs)} / ${ms(page.domContentLoadedMs)}`, "", ""],
         ["(a) … virtualised list live (after hydration)", ms(page.interactiveMs), "", ""],
         ["(a) jump to the oldest event (g g)", ms(page.oldestMs), "", ""],

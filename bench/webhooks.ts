@@ -2,7 +2,7 @@
 // loopback by concurrent keep-alive clients, compared with a bare route handler on the same
 // server, plus a 10x redelivery storm whose runs must come out exactly as expected.
 //
-//   npx next build && npm run bench -- webhooks [--seconds 10] [--concurrency 16] [--failures 20] [--worker-nice 10]
+//   npx next build && npm run bench -- webhooks [--seconds 12] [--rounds 3] [--concurrency 16] [--failures 20] [--worker-nice 10]
 //
 // Starts its own throwaway PostgreSQL (scripts/with-db.mjs --seed --serve), `next start` on a
 // free port with GITHUB_WEBHOOK_SECRET and AIRLOCK_BENCH=1, and the worker (tsx
@@ -34,10 +34,11 @@ const arg = (name: string, fallback: number) => {
   const v = i === -1 ? undefined : Number(process.argv[i + 1]);
   return v !== undefined && Number.isFinite(v) && v > 0 ? v : fallback;
 };
-const SECONDS = arg("seconds", 10);
+const SECONDS = arg("seconds", 12);
 const CONCURRENCY = arg("concurrency", 16);
 const FAILURES = arg("failures", 20);
 const WORKER_NICE = arg("worker-nice", 10);
+const ROUNDS = arg("rounds", 3);
 
 const secret = randomBytes(24).toString("base64url");
 const children: ChildProcess[] = [];
@@ -96,7 +97,7 @@ async function waitFor(url: string, timeoutMs = 120_000) {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
 
-function post(port: number, path: string, event: string, deliveryId: string, body: string): Promise<{ status: number; ms: number }> {
+function post(port: number, path: string, event: string, deliveryId: string, body: string, readBody = false): Promise<{ status: number; ms: number }> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -112,6 +113,7 @@ function post(port: number, path: string, event: string, deliveryId: string, bod
           "x-github-event": event,
           "x-github-delivery": deliveryId,
           "x-hub-signature-256": signBody(secret, body),
+          ...(readBody ? { "x-bench-read-body": "1" } : {}),
         },
       },
       (res) => {
@@ -163,9 +165,20 @@ type Cpu = { web: number; database: number; worker: number };
 const procs: { web?: number; database?: number; worker?: number } = {};
 const cpuNow = (): Cpu => ({ web: treeCpuSeconds(procs.web), database: treeCpuSeconds(procs.database), worker: treeCpuSeconds(procs.worker) });
 
-type Stats = { requests: number; rate: number; p50: number; p99: number; statuses: Record<number, number>; cpu: Cpu };
+type Stats = { requests: number; rate: number; p50: number; p99: number; statuses: Record<number, number>; cpu: Cpu; latencies: number[]; seconds: number };
 
-async function sustained(port: number, path: string, repo: string, seconds: number): Promise<Stats> {
+function combine(rounds: Stats[]): Stats {
+  const latencies = rounds.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const seconds = rounds.reduce((n, r) => n + r.seconds, 0);
+  const requests = latencies.length;
+  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
+  const statuses: Record<number, number> = {};
+  for (const r of rounds) for (const [k, v] of Object.entries(r.statuses)) statuses[Number(k)] = (statuses[Number(k)] ?? 0) + v;
+  const cpu = (k: keyof Cpu) => rounds.reduce((n, r) => n + r.cpu[k] * r.requests, 0) / Math.max(requests, 1);
+  return { requests, rate: requests / seconds, p50: q(0.5), p99: q(0.99), statuses, cpu: { web: cpu("web"), database: cpu("database"), worker: cpu("worker") }, latencies, seconds };
+}
+
+async function sustained(port: number, path: string, repo: string, seconds: number, readBody = false): Promise<Stats> {
   const cpu0 = cpuNow();
   const latencies: number[] = [];
   const statuses: Record<number, number> = {};
@@ -175,7 +188,7 @@ async function sustained(port: number, path: string, repo: string, seconds: numb
     Array.from({ length: CONCURRENCY }, async () => {
       while (performance.now() < end) {
         const d = nextFailure(repo);
-        const r = await post(port, path, d.event, d.deliveryId, d.body);
+        const r = await post(port, path, d.event, d.deliveryId, d.body, readBody);
         latencies.push(r.ms);
         statuses[r.status] = (statuses[r.status] ?? 0) + 1;
       }
@@ -186,7 +199,7 @@ async function sustained(port: number, path: string, repo: string, seconds: numb
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
   const cpu1 = cpuNow();
   const per = (k: keyof Cpu) => ((cpu1[k] - cpu0[k]) * 1000) / Math.max(latencies.length, 1);
-  return { requests: latencies.length, rate: latencies.length / elapsed, p50: q(0.5), p99: q(0.99), statuses, cpu: { web: per("web"), database: per("database"), worker: per("worker") } };
+  return { requests: latencies.length, rate: latencies.length / elapsed, p50: q(0.5), p99: q(0.99), statuses, cpu: { web: per("web"), database: per("database"), worker: per("worker") }, latencies, seconds: elapsed };
 }
 
 async function storm(port: number, db: PrismaClient, repo: string) {
@@ -299,10 +312,20 @@ async function main() {
   // Ingest alone first (the worker paused: deliveries queue up, as when evaluation lags), then
   // evaluation alone (the backlog drains), then both at once.
   await stop(worker);
-  log(`bare route handler, ${SECONDS} s at concurrency ${CONCURRENCY}...`);
-  const noop = await sustained(port, "/api/bench/noop", repo.fullName, SECONDS);
-  log(`webhook route, ${SECONDS} s, worker paused...`);
-  const hook = await sustained(port, "/api/webhooks/github", repo.fullName, SECONDS);
+  // The two routes alternate in short rounds, so a neighbour's burst on a shared machine hits both.
+  log(`bare route and webhook route alternating, ${ROUNDS} rounds of ${SECONDS / ROUNDS} s each, worker paused...`);
+  const noopRounds: Stats[] = [];
+  const readRounds: Stats[] = [];
+  const hookRounds: Stats[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    noopRounds.push(await sustained(port, "/api/bench/noop", repo.fullName, SECONDS / ROUNDS));
+    readRounds.push(await sustained(port, "/api/bench/noop", repo.fullName, SECONDS / ROUNDS, true));
+    hookRounds.push(await sustained(port, "/api/webhooks/github", repo.fullName, SECONDS / ROUNDS));
+  }
+  const noop = combine(noopRounds);
+  const read = combine(readRounds);
+  const hook = combine(hookRounds);
+  const roundRatios = hookRounds.map((h, i) => h.rate / (noopRounds[i]?.rate ?? 1));
   const backlog = await db.webhookDelivery.count({ where: { processedAt: null } });
   log(`worker evaluating the ${backlog} queued deliveries...`);
   worker = startWorker(env);
@@ -317,12 +340,14 @@ async function main() {
   const exact = s.runs === s.expectedRuns && s.drops === s.expectedDrops && s.recorded === s.expectedRecorded && s.unprocessed === 0;
   const row = (cells: (string | number)[]) => console.log(cells.map((c, i) => String(c).padEnd(i === 0 ? 44 : i === 5 ? 24 : 13)).join(""));
   const cpuCell = (c: Cpu) => `${c.web.toFixed(2)} + ${c.database.toFixed(2)} + ${c.worker.toFixed(2)}`;
-  console.log(`\nwebhook ingest on the production server: ${CONCURRENCY} keep-alive clients over loopback, ${SECONDS} s per row;`);
+  console.log(`\nwebhook ingest on the production server: ${CONCURRENCY} keep-alive clients over loopback, ${SECONDS} s per row (bare and webhook alternating in ${ROUNDS} rounds);`);
   console.log(`every delivery a new failed job (verified, recorded, evaluation queued). Load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} on ${cpus().length} CPUs.`);
   row(["", "deliveries/s", "p50 ms", "p99 ms", "requests", "CPU ms/req web+db+worker", "ratio"]);
   row(["bare route handler (answers 200)", noop.rate.toFixed(0), noop.p50.toFixed(1), noop.p99.toFixed(1), noop.requests, cpuCell(noop.cpu), "1.00"]);
+  row(["bare route handler reading the body", read.rate.toFixed(0), read.p50.toFixed(1), read.p99.toFixed(1), read.requests, cpuCell(read.cpu), (read.rate / noop.rate).toFixed(2)]);
   row(["POST /api/webhooks/github, worker paused", hook.rate.toFixed(0), hook.p50.toFixed(1), hook.p99.toFixed(1), hook.requests, cpuCell(hook.cpu), ratio.toFixed(2)]);
   row([`  same, worker evaluating (nice ${WORKER_NICE})`, busy.rate.toFixed(0), busy.p50.toFixed(1), busy.p99.toFixed(1), busy.requests, cpuCell(busy.cpu), busyRatio.toFixed(2)]);
+  console.log(`ratio per round: ${roundRatios.map((r) => r.toFixed(2)).join(", ")}; CPU per request, bare / webhook (web + db): ${((noop.cpu.web + noop.cpu.database) / Math.max(hook.cpu.web + hook.cpu.database, 1e-9)).toFixed(2)}`);
   console.log(`targets (worker paused): ratio >= ${TARGET_RATIO}, p99 < ${TARGET_P99_MS} ms; statuses ${JSON.stringify(hook.statuses)}`);
   console.log(`worker alone: ${backlog - left} queued deliveries evaluated in ${(drainMs / 1000).toFixed(1)} s (${((backlog - left) / Math.max(drainMs / 1000, 0.001)).toFixed(0)}/s)${left > 0 ? `, ${left} left at the time limit` : ""}`);
   console.log(`\n10x redelivery storm: ${FAILURES} failures, each as 1 id x5 + 5 more ids; ${s.expectedRuns / FAILURES} rules match each`);

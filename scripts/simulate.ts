@@ -3,7 +3,7 @@
 //   npm run simulate -- <scenario> [--url http://localhost:3000] [--secret S] [--count 20]
 //
 // Scenarios (all against the seeded demo repositories):
-//   failed-check      an external CI check fails on acme/payments-api PR #418
+//   failed-check      an external CI check fails on acme/web-console PR #229
 //   redelivery-storm  one delivery id sent --count times at once, plus --count distinct
 //                     deliveries of the same failure: one run, the rest dropped as duplicates
 //   comment           a maintainer comments "@agent fix failing check" on acme/payments-api #412
@@ -25,6 +25,7 @@ type Sent = { label: string; deliveryId: string; status: number; answer: string 
 type Options = { url: string; secret: string; count: number };
 
 const PAYMENTS = "acme/payments-api";
+const CONSOLE = "acme/web-console";
 const freshSha = () => randomBytes(20).toString("hex");
 const freshId = () => randomUUID();
 
@@ -47,10 +48,10 @@ async function send(opts: Options, label: string, delivery: Delivery, deliveryId
 
 const scenarios: Record<string, (opts: Options) => Promise<Sent[]>> = {
   "failed-check": async (opts) => [
-    await send(opts, "check_run failure", failedCheckRun({ repo: PAYMENTS, suiteId: rand(), checkRunId: rand(), name: "relay-tests", appName: "Buildkite", headSha: freshSha(), headBranch: "tk/backoff-jitter", pr: { number: 418, headRef: "tk/backoff-jitter" } })),
+    await send(opts, "check_run failure", failedCheckRun({ repo: CONSOLE, suiteId: rand(), checkRunId: rand(), name: "unit", appName: "Buildkite", headSha: freshSha(), headBranch: "notify-approvals", pr: { number: 229, headRef: "notify-approvals" } })),
   ],
   "redelivery-storm": async (opts) => {
-    const failure = failedCheckRun({ repo: PAYMENTS, suiteId: rand(), checkRunId: rand(), name: "unit-tests", appName: "Buildkite", headSha: freshSha(), headBranch: "mchen/refund-idempotency", pr: { number: 412, headRef: "mchen/refund-idempotency" } });
+    const failure = failedCheckRun({ repo: CONSOLE, suiteId: rand(), checkRunId: rand(), name: "lint", appName: "Buildkite", headSha: freshSha(), headBranch: "settings-rsc", pr: { number: 231, headRef: "settings-rsc" } });
     const sameId = freshId();
     return Promise.all([
       ...Array.from({ length: opts.count }, () => send(opts, "same delivery id", failure, sameId)),

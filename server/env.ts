@@ -62,7 +62,9 @@ const zEnv = z.object({
 export type Env = z.infer<typeof zEnv>;
 
 function loadEnv(): Env {
-  const parsed = zEnv.safeParse(process.env);
+  // An empty variable means "not set" (shells and CI files often export VAR=).
+  const raw = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== ""));
+  const parsed = zEnv.safeParse(raw);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid environment:\n${lines.join("\n")}`);

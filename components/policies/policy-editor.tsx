@@ -17,7 +17,7 @@ import { PolicyModel } from "./policy-model";
 import { RulesEditor } from "./rules-editor";
 import { TryItPanel } from "./try-it-panel";
 import type { PolicyDetail } from "./types";
-import { useUnsavedChangesGuard } from "./use-unsaved-changes-guard";
+import { useUnsavedChangesGuard } from "@/components/forms/use-unsaved-changes-guard";
 import { VersionHistory } from "./version-history";
 
 // The policy page: the rules as a form (same zod schema as `policies.save`), the live checks

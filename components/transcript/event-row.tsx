@@ -10,7 +10,7 @@ import { payloadOf, toolDuration, type EventRow } from "./model";
 import { SafeMarkdown } from "./safe-markdown";
 import { splitHighlights } from "./search";
 import type { TEvent } from "./store";
-import { TerminalText } from "./terminal-text";
+import { TerminalLine, TerminalText } from "./terminal-text";
 
 // One transcript row. Every value shown comes from an untrusted payload: text
 // goes in as React text, Markdown through SafeMarkdown, terminal output
@@ -68,6 +68,22 @@ export type EventRowProps = {
   onToggleSubagent: (id: string) => void;
 };
 
+// Rows are rebuilt on every batch of live events; a row re-renders only when what it shows changed.
+const sameRow = (a: EventRowProps, b: EventRowProps) =>
+  a.row.event === b.row.event &&
+  a.row.result === b.row.result &&
+  a.row.completion === b.row.completion &&
+  a.row.childCount === b.row.childCount &&
+  a.row.depth === b.row.depth &&
+  a.runId === b.runId &&
+  a.expanded === b.expanded &&
+  a.collapsed === b.collapsed &&
+  a.selected === b.selected &&
+  a.match === b.match &&
+  a.query === b.query &&
+  a.onToggle === b.onToggle &&
+  a.onToggleSubagent === b.onToggleSubagent;
+
 export const EventRowView = memo(function EventRowView(props: EventRowProps) {
   const { row, selected, match } = props;
   const e = row.event;
@@ -96,7 +112,7 @@ export const EventRowView = memo(function EventRowView(props: EventRowProps) {
       </time>
     </div>
   );
-});
+}, sameRow);
 
 function Toggle({ expanded, onClick, children, label }: { expanded: boolean; onClick: () => void; children: React.ReactNode; label: string }) {
   return (
@@ -205,13 +221,27 @@ function EventBody({ row, runId, expanded, collapsed, query, onToggle, onToggleS
     }
     case "subagent_completed":
       return summaryLine("subagent done", `${s(p.name)}${p.isError === true ? " (failed)" : ""}`, "info");
-    case "log":
+    case "log": {
+      const text = raw(p.text);
+      const badge = <Badge tone={s(p.stream) === "stderr" ? "danger" : "muted"}>{s(p.stream) || "log"}</Badge>;
+      // A single short line stays on the row's line: logs are most of a transcript.
+      if (!text.includes("\n") && text.length <= 400) {
+        return (
+          <div className="flex min-w-0 items-start gap-2">
+            {badge}
+            <span className="min-w-0 flex-1 rounded bg-zinc-950 px-1.5 font-mono text-xs leading-5 break-all whitespace-pre-wrap text-zinc-100">
+              <TerminalLine line={text} query={query} />
+            </span>
+          </div>
+        );
+      }
       return (
         <div>
-          <Badge tone={s(p.stream) === "stderr" ? "danger" : "muted"}>{s(p.stream) || "log"}</Badge>
-          <TerminalText className="mt-1" text={raw(p.text)} maxLines={30} query={query} />
+          {badge}
+          <TerminalText className="mt-1" text={text} maxLines={30} query={query} />
         </div>
       );
+    }
     case "artifact_produced":
       return (
         <div className="flex flex-wrap items-center gap-2">

@@ -26,7 +26,7 @@ const estimate = (row: Row | undefined) => {
     case "message":
       return 96;
     case "log":
-      return 64;
+      return 32;
     default:
       return 36;
   }
@@ -71,7 +71,7 @@ export function Transcript(props: { runId: string; initial: WireEvent[]; lastEve
     getScrollElement: () => scrollRef.current,
     estimateSize: (i) => estimate(rows[i]),
     getItemKey: (i) => rows[i]?.key ?? i,
-    overscan: 6,
+    overscan: 10,
     // Chat-style: keep the reader's place when older rows are prepended, follow appends at the bottom.
     anchorTo: "end",
     followOnAppend: true,

@@ -27,12 +27,16 @@ export type MetricsSnapshot = {
 
 type QuantileRow = { count: bigint; p50: number | null; p95: number | null; sum: number | null };
 
-const toQuantiles = (r: QuantileRow | undefined): Quantiles => ({
-  count: Number(r?.count ?? 0),
-  p50: r?.p50 ?? null,
-  p95: r?.p95 ?? null,
-  sum: r?.sum ?? 0,
-});
+/** p50/p95/sum/count of the `s` column (seconds) of a subquery. */
+async function quantiles(db: Db, seconds: Prisma.Sql): Promise<Quantiles> {
+  const [r] = await db.$queryRaw<QuantileRow[]>`
+    SELECT count(*) AS count,
+      percentile_cont(0.5) WITHIN GROUP (ORDER BY s)::float8 AS p50,
+      percentile_cont(0.95) WITHIN GROUP (ORDER BY s)::float8 AS p95,
+      sum(s)::float8 AS sum
+    FROM (${seconds}) t`;
+  return { count: Number(r?.count ?? 0), p50: r?.p50 ?? null, p95: r?.p95 ?? null, sum: r?.sum ?? 0 };
+}
 
 /** Figures over `repositoryIds` ("all" for a global admin or the scrape endpoint). */
 export async function metricsSnapshot(opts: {
@@ -53,30 +57,18 @@ export async function metricsSnapshot(opts: {
   const [statusGroups, wait, duration, approvalWait, pending, totals, subagents, writeBacks, drops, deliveries] =
     await Promise.all([
       db.agentDispatchRun.groupBy({ by: ["status"], where, _count: { _all: true } }),
-      db.$queryRaw<QuantileRow[]>`
-        SELECT count(*) AS count,
-          percentile_cont(0.5) WITHIN GROUP (ORDER BY s)::float8 AS p50,
-          percentile_cont(0.95) WITHIN GROUP (ORDER BY s)::float8 AS p95,
-          sum(s)::float8 AS sum
-        FROM (SELECT EXTRACT(EPOCH FROM a."startedAt" - a."queuedAt") AS s
-              FROM "DispatchAttempt" a JOIN "AgentDispatchRun" r ON r.id = a."runId"
-              WHERE a."startedAt" IS NOT NULL AND a."queuedAt" >= ${since} AND ${runScope}) t`,
-      db.$queryRaw<QuantileRow[]>`
-        SELECT count(*) AS count,
-          percentile_cont(0.5) WITHIN GROUP (ORDER BY s)::float8 AS p50,
-          percentile_cont(0.95) WITHIN GROUP (ORDER BY s)::float8 AS p95,
-          sum(s)::float8 AS sum
-        FROM (SELECT EXTRACT(EPOCH FROM r."finishedAt" - r."startedAt") AS s
-              FROM "AgentDispatchRun" r
-              WHERE r."finishedAt" IS NOT NULL AND r."startedAt" IS NOT NULL AND r."createdAt" >= ${since} AND ${runScope}) t`,
-      db.$queryRaw<QuantileRow[]>`
-        SELECT count(*) AS count,
-          percentile_cont(0.5) WITHIN GROUP (ORDER BY s)::float8 AS p50,
-          percentile_cont(0.95) WITHIN GROUP (ORDER BY s)::float8 AS p95,
-          sum(s)::float8 AS sum
-        FROM (SELECT EXTRACT(EPOCH FROM ap."decidedAt" - ap."createdAt") AS s
-              FROM "ApprovalRequest" ap JOIN "AgentDispatchRun" r ON r.id = ap."runId"
-              WHERE ap."decidedAt" IS NOT NULL AND ap."createdAt" >= ${since} AND ${runScope}) t`,
+      quantiles(db, Prisma.sql`
+        SELECT EXTRACT(EPOCH FROM a."startedAt" - a."queuedAt") AS s
+        FROM "DispatchAttempt" a JOIN "AgentDispatchRun" r ON r.id = a."runId"
+        WHERE a."startedAt" IS NOT NULL AND a."queuedAt" >= ${since} AND ${runScope}`),
+      quantiles(db, Prisma.sql`
+        SELECT EXTRACT(EPOCH FROM r."finishedAt" - r."startedAt") AS s
+        FROM "AgentDispatchRun" r
+        WHERE r."finishedAt" IS NOT NULL AND r."startedAt" IS NOT NULL AND r."createdAt" >= ${since} AND ${runScope}`),
+      quantiles(db, Prisma.sql`
+        SELECT EXTRACT(EPOCH FROM ap."decidedAt" - ap."createdAt") AS s
+        FROM "ApprovalRequest" ap JOIN "AgentDispatchRun" r ON r.id = ap."runId"
+        WHERE ap."decidedAt" IS NOT NULL AND ap."createdAt" >= ${since} AND ${runScope}`),
       db.approvalRequest.count({ where: { status: "pending", run: where } }),
       db.agentDispatchRun.aggregate({ where, _sum: { costUsd: true, inputTokens: true, outputTokens: true } }),
       db.runEvent.count({ where: { type: "subagent_started", run: where } }),
@@ -97,9 +89,9 @@ export async function metricsSnapshot(opts: {
   for (const g of writeBacks) wb[g.outcome] = g._count._all;
   return {
     runsByStatus,
-    dispatchWaitSeconds: toQuantiles(wait[0]),
-    runDurationSeconds: toQuantiles(duration[0]),
-    approvalWaitSeconds: toQuantiles(approvalWait[0]),
+    dispatchWaitSeconds: wait,
+    runDurationSeconds: duration,
+    approvalWaitSeconds: approvalWait,
     approvalsPending: pending,
     costUsd: Number(totals._sum.costUsd ?? 0),
     tokens: { input: totals._sum.inputTokens ?? 0, output: totals._sum.outputTokens ?? 0 },

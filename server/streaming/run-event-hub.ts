@@ -19,8 +19,9 @@ export type RunEventHubOptions = {
   limits?: Partial<MailboxLimits>;
   /**
    * Notifications within this window are served by one read and one write per
-   * subscriber. Default: grows with the run's audience (5 ms alone, 30 ms for
-   * 1,000 viewers), since each write costs per subscriber.
+   * subscriber. Default: grows with the run's audience (5 ms alone, 50 ms for
+   * 1,000 viewers): each write costs per subscriber, and fewer, larger writes
+   * keep a busy process's latency lower than many small ones.
    */
   burstWindowMs?: number;
   /** How often the runs list hears of status changes. */
@@ -40,6 +41,12 @@ export class RunSubscription extends Mailbox<EventChunk> {
   lastQueuedSeq: number;
   /** The hub saw the run end: once this seq is sent, the stream is complete. */
   endAfterSeq: number | null = null;
+  /**
+   * Set by a live stream with room in its buffer: a burst goes straight to it,
+   * skipping the queue and a wake-up (most deliveries, for readers keeping up).
+   * Returns false when the stream has no room; the burst is queued instead.
+   */
+  sink: ((chunk: EventChunk) => boolean) | null = null;
 
   constructor(
     readonly runId: string,
@@ -61,7 +68,8 @@ export class RunSubscription extends Mailbox<EventChunk> {
     if (this.closed) return;
     if (chunk.lastSeq > this.lastQueuedSeq) {
       const fresh = chunk.firstSeq > this.lastQueuedSeq ? chunk : chunkOf(rows.filter((r) => r.seq > this.lastQueuedSeq));
-      if (!this.put([fresh])) return;
+      // Straight to the stream only when nothing is queued ahead of it (order).
+      if (!(this.size === 0 && this.sink?.(fresh)) && !this.put([fresh])) return;
       this.lastQueuedSeq = fresh.lastSeq;
     }
     if (endSeq !== null) {
@@ -204,7 +212,7 @@ export class RunEventHub {
     state.generation++;
     for (const sub of state.subs) if (sub.phase === "backlog") sub.dirty = true;
     if (state.timer || state.fetching) return;
-    const window = this.opts.burstWindowMs ?? Math.min(30, 5 + Math.floor(state.subs.size / 40));
+    const window = this.opts.burstWindowMs ?? Math.min(50, 5 + Math.floor(state.subs.size / 20));
     state.timer = setTimeout(() => {
       state.timer = null;
       void this.fetchLoop(runId, state);

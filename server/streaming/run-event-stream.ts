@@ -38,6 +38,7 @@ export function createRunEventStream(opts: RunEventStreamOptions): ReadableStrea
     if (finished) return;
     finished = true;
     if (heartbeat) clearInterval(heartbeat);
+    if (sub) sub.sink = null;
     sub?.close("client gone");
     opts.signal?.removeEventListener("abort", onAbort);
     opts.onClose?.();
@@ -86,8 +87,16 @@ export function createRunEventStream(opts: RunEventStreamOptions): ReadableStrea
         finish(controller, endFrame(lastSent));
         return true;
       }
-      if (s.dirty || progress.lastEventSeq > lastSent) continue;
+      // An append that committed after the read announces itself: either before
+      // this point (dirty: read again) or after going live (the hub sends it).
+      if (s.dirty) continue;
       s.goLive(lastSent);
+      s.sink = (chunk) => {
+        if (finished || (controller.desiredSize ?? 0) <= 0) return false;
+        controller.enqueue(chunk.bytes);
+        lastSent = chunk.lastSeq;
+        return true;
+      };
       return false;
     }
   }

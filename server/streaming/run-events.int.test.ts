@@ -141,6 +141,15 @@ describe("resume", () => {
     }
   }, 120_000);
 
+  it("skips a purged range instead of stopping at it", async () => {
+    const run = await createRun({ repositoryId: repoId, status: "running" });
+    await appendMany(run.id, 30);
+    await db.runEvent.deleteMany({ where: { runId: run.id, seq: { gte: 5, lte: 20 } } });
+    const seqs: number[] = [];
+    for await (const page of resumeEvents({ db, runId: run.id, afterSeq: 2, limit: 4 })) seqs.push(...page.map((e) => e.seq));
+    expect(seqs).toEqual([3, 4, ...range(21, 30)]);
+  });
+
   it("cuts pages by bytes but always moves forward, even past an event bigger than the budget", async () => {
     const seqs: number[] = [];
     let pages = 0;

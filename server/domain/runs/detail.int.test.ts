@@ -51,6 +51,18 @@ describe("runs.events windows", () => {
     await expect(caller.runs.events({ runId: run.id, beforeSeq: 5, afterSeq: 1 })).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 
+  it("still finds events on the far side of a purged range", async () => {
+    const user = await createUser();
+    const repo = await createRepository({ members: [[user, "viewer"]] });
+    const run = await createRun({ repositoryId: repo.id, status: "running" });
+    await appendTexts(run.id, Array.from({ length: 60 }, (_, i) => `line ${i + 1}`));
+    await db.runEvent.deleteMany({ where: { runId: run.id, seq: { gte: 11, lte: 50 } } });
+    const caller = callerFor(user);
+    const seqs = (events: { seq: number }[]) => events.map((e) => e.seq);
+    expect(seqs(await caller.runs.events({ runId: run.id, beforeSeq: 51, limit: 5 }))).toEqual([6, 7, 8, 9, 10]);
+    expect(seqs(await caller.runs.events({ runId: run.id, afterSeq: 10, limit: 3 }))).toEqual([51, 52, 53]);
+  });
+
   it("never answers with more than 2 MB, however large the events", async () => {
     const user = await createUser();
     const repo = await createRepository({ members: [[user, "viewer"]] });

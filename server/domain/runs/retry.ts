@@ -4,7 +4,7 @@ import type { RunStatus } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
 import { recordAudit, type AuditActor } from "../audit";
 import { appendRunEvents } from "../events/append";
-import { enqueueDispatch, maxRetriesOf, queueAttempt, runStatusEvent } from "./attempts";
+import { attemptStatusEvent, enqueueDispatch, maxRetriesOf, queueAttempt, runStatusEvent } from "./attempts";
 import { canRetryRun } from "./lifecycle";
 
 // Retry: a new attempt of the same run (failed, cancelled or escalated), within the stack's
@@ -22,7 +22,19 @@ export async function retryRun(opts: { db: Db; actor: AuditActor; runId: string;
     const verdict = canRetryRun(run.status, { attempts, maxRetries });
     if (!verdict.ok) throw new AppError("CONFLICT", verdict.reason, { reason: "cannot_retry" });
     const reason = opts.reason?.trim() || `${opts.actor.label} asked for a new attempt`;
-    await appendRunEvents({ db: tx, runId: opts.runId, events: [runStatusEvent(run.status, "queued", reason)] });
+    // An attempt still waiting from before the run ended (a cancel while queued) is closed first.
+    const leftovers = await tx.dispatchAttempt.findMany({ where: { runId: opts.runId, status: "queued" }, select: { id: true, number: true } });
+    for (const a of leftovers) {
+      await tx.dispatchAttempt.update({ where: { id: a.id }, data: { status: "cancelled", finishedAt: now, exitReason: "superseded by a retry" } });
+    }
+    await appendRunEvents({
+      db: tx,
+      runId: opts.runId,
+      events: [
+        ...leftovers.map((a) => attemptStatusEvent(a.number, "queued", "cancelled", "superseded by a retry")),
+        runStatusEvent(run.status, "queued", reason),
+      ],
+    });
     await tx.agentDispatchRun.update({ where: { id: opts.runId }, data: { status: "queued", finishedAt: null } });
     const attempt = await queueAttempt(tx, { runId: opts.runId, reason: `retry ${attempts} of ${maxRetries}: ${reason}`, now });
     await recordAudit(tx, {

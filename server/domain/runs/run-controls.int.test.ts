@@ -56,6 +56,18 @@ describe("runs.retry", () => {
     await expect(caller.runs.retry({ runId: run.id })).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/All 2 attempts are used.*fork/) });
   });
 
+  it("a run cancelled while queued is retried with a fresh attempt; the one left waiting is closed", async () => {
+    const { run, caller } = await setup("suggested", 2);
+    await caller.runs.dispatch({ runId: run.id });
+    await caller.runs.cancel({ runId: run.id });
+    await caller.runs.retry({ runId: run.id });
+    const attempts = await db().dispatchAttempt.findMany({ where: { runId: run.id }, orderBy: { number: "asc" } });
+    expect(attempts.map((a) => [a.number, a.status, a.fencingToken])).toEqual([
+      [1, "cancelled", 1],
+      [2, "queued", 2],
+    ]);
+  });
+
   it("refuses to retry a run that is still going", async () => {
     const { run, caller } = await setup("queued");
     await expect(caller.runs.retry({ runId: run.id })).rejects.toMatchObject({ code: "CONFLICT" });

@@ -32,24 +32,49 @@ export async function listRunEvents(opts: {
     throw new AppError("BAD_REQUEST", "Give beforeSeq or afterSeq, not both.");
   }
   const maxBytes = opts.maxBytes ?? maxWindowBytes;
-  const ascending = opts.afterSeq !== undefined;
-  const before = opts.beforeSeq ?? 2_147_483_647;
-  const after = opts.afterSeq ?? 0;
-  // Page first (index range scan), then a running byte total over that page only.
-  const rows = ascending
-    ? await opts.db.$queryRaw<Row[]>`
-        SELECT "seq", "type", "payload", "attemptId", "createdAt",
-               (sum(octet_length("payload"::text)) OVER (ORDER BY "seq") - octet_length("payload"::text))::float8 AS "size"
-        FROM (SELECT * FROM "RunEvent" WHERE "runId" = ${opts.runId} AND "seq" > ${after} ORDER BY "seq" LIMIT ${opts.limit}) page
-        ORDER BY "seq"`
-    : await opts.db.$queryRaw<Row[]>`
-        SELECT "seq", "type", "payload", "attemptId", "createdAt",
-               (sum(octet_length("payload"::text)) OVER (ORDER BY "seq" DESC) - octet_length("payload"::text))::float8 AS "size"
-        FROM (SELECT * FROM "RunEvent" WHERE "runId" = ${opts.runId} AND "seq" < ${before} ORDER BY "seq" DESC LIMIT ${opts.limit}) page
-        ORDER BY "seq" DESC`;
+  const { db, runId, limit } = opts;
+  // Windows are seq ranges (seq is gap-free), so the index scan touches at most
+  // `limit` rows whatever plan the statistics suggest.
+  let range: { from: number; to: number };
+  if (opts.afterSeq !== undefined) range = { from: opts.afterSeq + 1, to: opts.afterSeq + limit };
+  else {
+    const before = opts.beforeSeq ?? (await newestSeq(db, runId)) + 1;
+    range = { from: before - limit, to: before - 1 };
+  }
+  let rows = await readWindow(db, runId, range, limit, opts.afterSeq !== undefined);
+  if (rows.length === 0) {
+    // Only if events were ever purged: jump to the nearest one that exists.
+    const [near] =
+      opts.afterSeq !== undefined
+        ? await db.$queryRaw<{ seq: number | null }[]>`SELECT min("seq") AS "seq" FROM "RunEvent" WHERE "runId" = ${runId} AND "seq" > ${opts.afterSeq}`
+        : await db.$queryRaw<{ seq: number | null }[]>`SELECT max("seq") AS "seq" FROM "RunEvent" WHERE "runId" = ${runId} AND "seq" < ${range.to + 1}`;
+    if (near?.seq == null) return [];
+    range = opts.afterSeq !== undefined ? { from: near.seq, to: near.seq + limit - 1 } : { from: near.seq - limit + 1, to: near.seq };
+    rows = await readWindow(db, runId, range, limit, opts.afterSeq !== undefined);
+  }
   // `size` is the payload total of the events nearer the cursor than this one.
   const kept = rows.filter((r) => r.size < maxBytes).map(({ size: _size, ...e }) => e);
-  return ascending ? kept : kept.reverse();
+  return opts.afterSeq !== undefined ? kept : kept.reverse();
+}
+
+async function newestSeq(db: Db, runId: string): Promise<number> {
+  const run = await db.agentDispatchRun.findUnique({ where: { id: runId }, select: { lastEventSeq: true } });
+  return run?.lastEventSeq ?? 0;
+}
+
+/** Rows of `range`, ordered from the cursor outwards, with the running payload size. */
+function readWindow(db: Db, runId: string, range: { from: number; to: number }, limit: number, ascending: boolean) {
+  return ascending
+    ? db.$queryRaw<Row[]>`
+        SELECT "seq", "type", "payload", "attemptId", "createdAt",
+               (sum(octet_length("payload"::text)) OVER (ORDER BY "seq") - octet_length("payload"::text))::float8 AS "size"
+        FROM (SELECT * FROM "RunEvent" WHERE "runId" = ${runId} AND "seq" BETWEEN ${range.from} AND ${range.to} ORDER BY "seq" LIMIT ${limit}) page
+        ORDER BY "seq"`
+    : db.$queryRaw<Row[]>`
+        SELECT "seq", "type", "payload", "attemptId", "createdAt",
+               (sum(octet_length("payload"::text)) OVER (ORDER BY "seq" DESC) - octet_length("payload"::text))::float8 AS "size"
+        FROM (SELECT * FROM "RunEvent" WHERE "runId" = ${runId} AND "seq" BETWEEN ${range.from} AND ${range.to} ORDER BY "seq" DESC LIMIT ${limit}) page
+        ORDER BY "seq" DESC`;
 }
 
 export const maxSearchMatches = 1_000;

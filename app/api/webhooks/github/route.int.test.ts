@@ -134,7 +134,7 @@ describe("POST /api/webhooks/github: bad input", () => {
 
   it("keeps the benchmark's bare route closed unless AIRLOCK_BENCH=1", async () => {
     const noop = await import("@/app/api/bench/noop/route");
-    expect(noop.POST().status).toBe(404);
+    expect((await noop.POST(new Request("http://localhost/api/bench/noop", { method: "POST", body: "{}" }))).status).toBe(404);
   });
 
   it("records and acknowledges an unknown event with 202, without an evaluation job", async () => {

@@ -1,6 +1,6 @@
 import { receiveGithubWebhook } from "@/server/domain/ingest/delivery/receive-github";
 import { env } from "@/server/env";
-import { webhookSql } from "./sql-pool";
+import { webhookRecorder, webhookSql } from "./sql-pool";
 
 // GitHub webhooks: verify the signature, record the delivery with its evaluation job, answer.
 // Evaluation runs in the worker ("delivery.evaluate").
@@ -10,6 +10,7 @@ export const dynamic = "force-dynamic";
 export function POST(request: Request) {
   return receiveGithubWebhook({
     sql: webhookSql(),
+    record: (delivery) => webhookRecorder().record(delivery),
     request,
     secret: env.GITHUB_WEBHOOK_SECRET,
     maxBytes: env.WEBHOOK_MAX_BYTES,

@@ -1,10 +1,11 @@
 import pg from "pg";
+import { DeliveryBatcher } from "@/server/domain/ingest/delivery/batcher";
 import type { Sql } from "@/server/domain/ingest/delivery/sql";
 import { requireDatabaseUrl } from "@/server/env";
 
 // The webhook route's own small pg pool (see server/domain/ingest/delivery/sql.ts for why),
 // one per process, surviving dev reloads like the Prisma client does.
-const globalForPool = globalThis as unknown as { airlockWebhookPool?: pg.Pool };
+const globalForPool = globalThis as unknown as { airlockWebhookPool?: pg.Pool; airlockWebhookBatcher?: DeliveryBatcher };
 
 export function webhookSql(): Sql {
   if (!globalForPool.airlockWebhookPool) {
@@ -15,4 +16,10 @@ export function webhookSql(): Sql {
   }
   const pool = globalForPool.airlockWebhookPool;
   return { query: async <R,>(text: string, values: readonly unknown[]) => ({ rows: (await pool.query(text, [...values])).rows as R[] }) };
+}
+
+/** The route's group-commit writer (see server/domain/ingest/delivery/batcher.ts). */
+export function webhookRecorder(): DeliveryBatcher {
+  globalForPool.airlockWebhookBatcher ??= new DeliveryBatcher(webhookSql());
+  return globalForPool.airlockWebhookBatcher;
 }

@@ -308,6 +308,8 @@ describe("quick checks never skip a pass that would redact", () => {
     .tuple(fc.constantFrom("", "x", " ", "é"), fc.constantFrom("https://", "git+ssh://", "h://", "://"), chars, fc.constantFrom(":", "", "::"), chars, fc.constantFrom("@", "", "/@"), chars)
     .map((parts) => parts.join(""));
 
+  // A fixed seed: these tests also assert how often the generator hits a pattern,
+  // which must not depend on the luck of a run.
   it("url credentials", () => {
     let matched = 0;
     fc.assert(
@@ -316,7 +318,7 @@ describe("quick checks never skip a pass that would redact", () => {
         matched++;
         expect(mayHaveUrlCredentials(t)).toBe(true);
       }),
-      { numRuns: 5_000 },
+      { numRuns: 5_000, seed: 20261129 },
     );
     expect(matched).toBeGreaterThan(50);
     expect(mayHaveUrlCredentials("https://api.github.com/repos/a/b git@github.com:a/b.git")).toBe(false);
@@ -332,7 +334,7 @@ describe("quick checks never skip a pass that would redact", () => {
         matched++;
         expect(mayHaveSecretAssignment(t)).toBe(true);
       }),
-      { numRuns: 5_000 },
+      { numRuns: 5_000, seed: 20261129 },
     );
     expect(matched).toBeGreaterThan(50);
     expect(mayHaveSecretAssignment("https://api.github.com/users/octocat/keys{/key_id} author: me")).toBe(false);

@@ -14,11 +14,13 @@ import { loadKnownSecrets } from "../known-secrets";
 import { readBodyLimited } from "../read-body";
 import { verifySignature } from "../signature";
 import type { Sql } from "./sql";
-import { DELIVERY_ID, boundedDetail, recordDelivery, sanitizePayload } from "./store";
+import { DELIVERY_ID, boundedDetail, recordDelivery, sanitizePayload, type DeliveryRecord, type RecordResult } from "./store";
 
 export type ReceiveGithubOptions = {
   /** The webhook route passes its pg pool; tests may pass prismaSql(db). */
   sql: Sql;
+  /** How a delivery is written (the route: its group-commit batcher); default one statement on `sql`. */
+  record?: (record: DeliveryRecord) => Promise<RecordResult>;
   request: Request;
   /** GITHUB_WEBHOOK_SECRET; unset refuses every delivery. */
   secret: string | undefined;
@@ -31,6 +33,7 @@ const json = (status: number, body: Record<string, unknown>) =>
 
 export async function receiveGithubWebhook(opts: ReceiveGithubOptions): Promise<Response> {
   const { request, sql } = opts;
+  const record = opts.record ?? ((r: DeliveryRecord) => recordDelivery(sql, r));
   if (!opts.secret) {
     return json(503, { error: "webhook secret not configured: set GITHUB_WEBHOOK_SECRET" });
   }
@@ -62,14 +65,14 @@ export async function receiveGithubWebhook(opts: ReceiveGithubOptions): Promise<
   } catch (err) {
     if (!isAppError(err) || err.code !== "UNPROCESSABLE") throw err;
     const detail = boundedDetail(sanitizePayload(err.message, secrets));
-    await recordDelivery(sql, { ...base, payload: sanitizePayload(payload, secrets), outcome: "rejected", detail });
+    await record({ ...base, payload: sanitizePayload(payload, secrets), outcome: "rejected", detail });
     return json(400, { error: err.message, issues: err.details?.issues ?? [] });
   }
 
   // Ignored events are recorded and final. Comments are the exception: whether one addresses
   // the bot depends on the repository's handle, which only the evaluation knows.
   const ignored = mapped.type === "ignored" && eventName !== "issue_comment";
-  const result = await recordDelivery(sql, {
+  const result = await record({
     ...base,
     payload: sanitizePayload(payload, secrets),
     outcome: ignored ? "ignored" : "received",
