@@ -30,11 +30,16 @@ export async function transaction<T>(
   db: Db,
   name: string,
   fn: (tx: Tx) => Promise<T>,
-  options?: { isolationLevel?: Prisma.TransactionIsolationLevel },
+  options?: { isolationLevel?: Prisma.TransactionIsolationLevel; maxWait?: number; timeout?: number },
 ): Promise<T> {
   if (!("$transaction" in db)) return fn(db);
   try {
-    return await db.$transaction(fn, { isolationLevel: options?.isolationLevel, timeout: 15_000 });
+    return await db.$transaction(fn, {
+      isolationLevel: options?.isolationLevel,
+      // How long to wait for a pooled connection (Prisma's default gives up after 2 s).
+      maxWait: options?.maxWait,
+      timeout: options?.timeout ?? 15_000,
+    });
   } catch (err) {
     // Name the transaction in unexpected failures; domain errors keep the
     // message written for the person who will read it.

@@ -125,6 +125,8 @@ async function evaluateStored(opts: { db: Db; deliveryId: string; delivery: Stor
     if (!taken.has(candidate.dedupeKey)) prepared.set(candidate.dedupeKey, await prepareRun({ ...base, db, candidate }));
   }
 
+  // Under a redelivery storm, evaluations of one failure queue on its pipeline's lock and on the
+  // pool's connections: wait for them rather than fail and retry the job later.
   return transaction(db, "evaluateDelivery", async (tx) => {
     const [row] = await tx.$queryRaw<{ processedAt: Date | null }[]>`
       SELECT "processedAt" FROM "WebhookDelivery" WHERE "deliveryId" = ${deliveryId} FOR UPDATE`;
@@ -164,7 +166,7 @@ async function evaluateStored(opts: { db: Db; deliveryId: string; delivery: Stor
     out.detail = boundedDetail(sanitizePayload(describe(dispatchable, outcomes, out, match.skipped), secrets));
     await tx.webhookDelivery.update({ where: { deliveryId }, data: { outcome: out.outcome, detail: out.detail, processedAt: now } });
     return out;
-  });
+  }, { maxWait: 30_000, timeout: 30_000 });
 }
 
 async function findRepository(db: Db, fullName: string): Promise<Repository | null> {
