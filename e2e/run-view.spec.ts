@@ -183,18 +183,19 @@ test.describe("the run view", () => {
     await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toBeHidden();
   });
 
-  test("disabled controls say why; a maintainer cancels after confirming", async ({ page, baseURL }) => {
+  test("controls say why they are disabled; a maintainer cancels after confirming, then retries", async ({ page, baseURL }) => {
     const repositoryId = await repositoryOf(db, maintainerEmail(), "maintainer");
     const runId = await createRun(db, { repositoryId, title: "Controls e2e" });
     await appendEvents(db, runId, [message("Working on it.")]);
 
     await session(page, baseURL!, "user_viewer");
     await page.goto(`/runs/${runId}`);
-    const footer = page.getByRole("region", { name: "Run controls" });
-    await expect(footer.getByRole("button", { name: "Cancel run" })).toHaveAccessibleDescription(/needs the maintainer role/);
-    await expect(footer.getByRole("button", { name: "Retry" })).toHaveAccessibleDescription(/Not available yet/);
-    await expect(footer.getByRole("button", { name: "Fork" })).toHaveAccessibleDescription(/Not available yet/);
-    await footer.getByRole("button", { name: "Resume" }).hover();
+    const controls = page.getByRole("region", { name: "Run controls" });
+    await expect(controls.getByRole("button", { name: "Cancel run" })).toHaveAccessibleDescription(/needs the maintainer role/);
+    await expect(controls.getByRole("button", { name: "Retry" })).toHaveAccessibleDescription(/running; retry is for failed, cancelled or escalated runs/);
+    await expect(controls.getByRole("button", { name: "Fork" })).toHaveAccessibleDescription(/needs the maintainer role/);
+    // No mutation attaches context yet: it says so instead of pretending.
+    await controls.getByRole("button", { name: "Attach context" }).hover();
     await expect(page.getByRole("tooltip").filter({ hasText: "Not available yet" }).first()).toBeVisible();
 
     await session(page, baseURL!, "user_maintainer");
@@ -210,6 +211,13 @@ test.describe("the run view", () => {
     await expect(page.getByTestId("transcript")).toContainText("e2e: no longer needed");
     await expect(page.getByTestId("stream-status")).toHaveText("Complete");
     await expect(cancel).toHaveAccessibleDescription(/already cancelled/);
+
+    // Retry makes the run live again: a new attempt is queued and the stream reopens.
+    const retry = page.getByRole("region", { name: "Run controls" }).getByRole("button", { name: "Retry" });
+    await expect(retry).not.toHaveAttribute("aria-disabled", "true");
+    await retry.click();
+    await expect(page.getByTestId("run-status")).toHaveText("Queued");
+    await expect(page.getByTestId("stream-status")).toHaveText("Live");
   });
 
   test("opens a patch artifact as a diff with line numbers", async ({ page, baseURL }) => {
@@ -223,17 +231,21 @@ test.describe("the run view", () => {
   });
 
   test("has no serious or critical accessibility violations on /runs and /runs/<id>", async ({ page, baseURL }) => {
-    test.setTimeout(90_000);
+    test.setTimeout(150_000);
     const runId = await createRun(db, { repositoryId: await repositoryOf(db, maintainerEmail(), "maintainer"), title: "Axe e2e" });
     await appendEvents(db, runId, [message("Hello **world** with a [link](https://example.test)."), log("\u001b[31mred\u001b[0m output"), { type: "tool_call", payload: { id: "t1", name: "bash", input: { command: "npm test" }, startedAt: new Date().toISOString() } }]);
     await session(page, baseURL!, "user_maintainer");
-    for (const path of ["/runs", `/runs/${runId}`]) {
-      await page.goto(path);
-      await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
-      if (path !== "/runs") await expect(page.locator("#event-3")).toBeVisible();
-      const results = await new AxeBuilder({ page }).analyze();
-      const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-      expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(" | ")}`), path).toEqual([]);
+    // Both colour schemes: dark mode follows the system, and contrast must hold in each.
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme });
+      for (const path of ["/runs", `/runs/${runId}`]) {
+        await page.goto(path);
+        await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+        if (path !== "/runs") await expect(page.locator("#event-3")).toBeVisible();
+        const results = await new AxeBuilder({ page }).analyze();
+        const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+        expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(" | ")}`), `${path} (${colorScheme})`).toEqual([]);
+      }
     }
   });
 });

@@ -70,11 +70,17 @@ test.describe("signing in and browsing runs", () => {
       await expect(page).toHaveURL(/q=no\+run/);
       await expect(page.getByText("No runs match these filters.")).toBeVisible();
 
+      // A suggestion of our own (a diagnosis): dispatch it; turning it into a repair has no action yet.
+      const suggestion = `Suggested e2e ${Date.now()}`;
+      await createRun(db, { repositoryId, title: suggestion, status: "suggested" });
       await page.goto("/runs");
-      const suggestions = page.getByTestId("suggestions");
-      test.skip((await suggestions.count()) === 0, "the demo seed has no suggested run");
-      const diagnose = suggestions.getByRole("button", { name: "Diagnose with agent" }).first();
-      await expect(diagnose).toHaveAccessibleDescription(/Not available yet/);
+      const item = page.getByTestId("suggestions").getByRole("listitem").filter({ hasText: suggestion });
+      await expect(item.getByRole("button", { name: "Attempt repair" })).toHaveAccessibleDescription(/Not available yet/);
+      await item.getByRole("button", { name: "Diagnose with agent" }).click();
+      await expect(page.getByText("Dispatched: the first attempt is queued")).toBeVisible();
+      await expect(item).toHaveCount(0);
+      await page.getByLabel("Search runs by title or source").fill(suggestion);
+      await expect(page.getByTestId("runs-table").getByRole("row").filter({ hasText: suggestion }).locator("[data-status]")).toHaveAttribute("data-status", "queued");
     } finally {
       await db.end();
     }

@@ -78,23 +78,24 @@ export async function bulkInsertEvents(db: pg.Client, runId: string, count: numb
 }
 
 /**
- * Appends one event as a worker does and returns its seq and the time just
- * before COMMIT (listeners can hear of it from that moment on).
+ * Appends one event as a worker does. `onCommitting` gets its seq and the time
+ * just before COMMIT, called before COMMIT is sent: a listener in this same
+ * process may receive the event before the COMMIT's reply is even read.
  */
-export async function appendOne(db: pg.Client, runId: string, payload: object, type = "log"): Promise<{ seq: number; committedAt: number }> {
+export async function appendOne(db: pg.Client, runId: string, payload: object, onCommitting: (seq: number, at: number) => void, type = "log"): Promise<number> {
   await db.query("BEGIN");
   const { rows } = await db.query<{ lastEventSeq: number }>(`UPDATE "AgentDispatchRun" SET "lastEventSeq" = "lastEventSeq" + 1 WHERE "id" = $1 RETURNING "lastEventSeq"`, [runId]);
   const seq = rows[0]!.lastEventSeq;
   await db.query(`INSERT INTO "RunEvent" ("runId", "seq", "type", "payload") VALUES ($1, $2, $3, $4)`, [runId, seq, type, JSON.stringify(payload)]);
   await db.query(`SELECT pg_notify('airlock_run_events', $1)`, [JSON.stringify({ runId, seq })]);
-  const committedAt = Date.now();
+  onCommitting(seq, Date.now());
   await db.query("COMMIT");
-  return { seq, committedAt };
+  return seq;
 }
 
 /**
  * Appends at `perSecond` for `seconds`, one event per transaction, on a steady
- * clock (catching up when behind). Calls `onCommit` for each.
+ * clock (catching up when behind). Calls `onCommit` for each, just before its COMMIT.
  */
 export async function appendAtRate(db: pg.Client, runId: string, perSecond: number, seconds: number, onCommit: (seq: number, committedAt: number) => void) {
   const start = Date.now();
@@ -103,8 +104,7 @@ export async function appendAtRate(db: pg.Client, runId: string, perSecond: numb
     const due = start + (i * 1000) / perSecond;
     const wait = due - Date.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    const { seq, committedAt } = await appendOne(db, runId, { stream: "stdout", text: `live event ${i} ${sentence(i, 10)}` });
-    onCommit(seq, committedAt);
+    await appendOne(db, runId, { stream: "stdout", text: `live event ${i} ${sentence(i, 10)}` }, onCommit);
   }
   return { appended: total, seconds: (Date.now() - start) / 1000 };
 }

@@ -78,7 +78,8 @@ export async function startServer(root: string): Promise<BenchServer> {
   const urlFile = join(dir, "database-url");
   const child: ChildProcess = spawn(
     process.execPath,
-    ["scripts/with-db.mjs", "--", "sh", "-c", `printf %s "$DATABASE_URL" > '${urlFile}' && exec node_modules/.bin/next start -H 127.0.0.1 -p ${port}`],
+    // BENCH_SERVER_NODE_ARGS passes flags to the server's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+    ["scripts/with-db.mjs", "--", "sh", "-c", `printf %s "$DATABASE_URL" > '${urlFile}' && exec node ${process.env.BENCH_SERVER_NODE_ARGS ?? ""} node_modules/next/dist/bin/next start -H 127.0.0.1 -p ${port}`],
     {
       cwd: root,
       stdio: ["pipe", "ignore", "pipe"],

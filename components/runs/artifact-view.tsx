@@ -11,7 +11,7 @@ import { TerminalText } from "@/components/transcript/terminal-text";
 
 // One artifact of a run: a patch as a diff, a diagnosis or report as
 // (sanitised) Markdown, a log as terminal output. Content is bounded by the
-// server (2 MB); a cut is said out loud, never silent.
+// server (under 2 MB per response); a cut is said out loud, never silent.
 
 export function ArtifactView({ runId, artifactId }: { runId: string; artifactId: string }) {
   const trpc = useTRPC();
@@ -48,7 +48,7 @@ export function ArtifactView({ runId, artifactId }: { runId: string; artifactId:
         <p className="font-mono text-xs break-all text-zinc-600 dark:text-zinc-400">{a.digest}</p>
         {a.truncated && (
           <p role="status" className="rounded-md bg-amber-50 px-2 py-1 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-200">
-            Showing the first 2 MB of {a.sizeBytes.toLocaleString("en")} bytes.
+            Showing the first {content.length.toLocaleString("en")} characters of {a.sizeBytes.toLocaleString("en")} bytes: the rest is not sent to the browser.
           </p>
         )}
       </header>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { toast } from "sonner";
 import { useTRPC } from "@/components/providers/trpc";
@@ -12,7 +13,7 @@ import type { RunDetailView } from "./types";
 
 // The composer and the run's controls. Each control is enabled only when the
 // server's verdict for this viewer says so (run state and role); otherwise it
-// says why. Only cancel has a mutation today; the rest say "Not available yet".
+// says why. A control whose mutation does not exist yet says "Not available yet".
 
 export function RunFooter({ run }: { run: RunDetailView }) {
   const trpc = useTRPC();
@@ -23,6 +24,36 @@ export function RunFooter({ run }: { run: RunDetailView }) {
   const c = run.controls;
   // The footer decides the oldest pending approval; each one has its own controls in the right pane.
   const pendingApproval = run.approvals.find((a) => a.status === "pending");
+  const router = useRouter();
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.runs.byId.queryKey({ runId: run.id }) });
+  const onError = (err: { message: string }) => toast.error(err.message);
+  const retry = useMutation(
+    trpc.runs.retry.mutationOptions({
+      onSuccess: async (res) => {
+        toast.success(`Retrying: attempt ${res.attemptNumber} is queued`);
+        await refresh();
+      },
+      onError,
+    }),
+  );
+  const dispatch = useMutation(
+    trpc.runs.dispatch.mutationOptions({
+      onSuccess: async () => {
+        toast.success("Dispatched: the first attempt is queued");
+        await refresh();
+      },
+      onError,
+    }),
+  );
+  // Resume, fork and a continuation make a new run whose parent is this one: open it.
+  const openChild = (what: string) => (res: { runId: string; number: number }) => {
+    toast.success(`${what}: run #${res.number}`);
+    setPrompt("");
+    router.push(`/runs/${res.runId}`);
+  };
+  const resume = useMutation(trpc.runs.resume.mutationOptions({ onSuccess: openChild("Resumed"), onError }));
+  const fork = useMutation(trpc.runs.fork.mutationOptions({ onSuccess: openChild("Forked"), onError }));
+  const busy = retry.isPending || dispatch.isPending || resume.isPending || fork.isPending;
   const cancel = useMutation(
     trpc.runs.cancel.mutationOptions({
       onSuccess: async (res) => {
@@ -57,7 +88,12 @@ export function RunFooter({ run }: { run: RunDetailView }) {
           )}
         </label>
         <div className="flex flex-wrap items-center gap-2">
-          <ActionButton size="sm" disabledReason={c.continue.reason} detail={c.continue.detail}>
+          <ActionButton
+            size="sm"
+            disabledReason={c.continue.reason ?? (prompt.trim() === "" ? "Write a prompt first" : null)}
+            detail={c.continue.detail}
+            onClick={() => resume.mutate({ runId: run.id, instructions: prompt.trim() })}
+          >
             Send
           </ActionButton>
           <ActionButton size="sm" disabledReason={c.attachContext.reason} detail={c.attachContext.detail}>
@@ -74,20 +110,20 @@ export function RunFooter({ run }: { run: RunDetailView }) {
           />
           <span aria-hidden className="mx-1 h-6 border-l border-zinc-200 dark:border-zinc-700" />
           {run.status === "suggested" && (
-            <ActionButton size="sm" disabledReason={c.dispatch.reason} detail={c.dispatch.detail}>
+            <ActionButton size="sm" variant="primary" disabledReason={c.dispatch.reason ?? (busy ? "Working…" : null)} detail={c.dispatch.detail} onClick={() => dispatch.mutate({ runId: run.id })}>
               Dispatch
             </ActionButton>
           )}
           <ActionButton size="sm" variant="danger" disabledReason={c.cancel.reason} detail={c.cancel.detail} onClick={() => setConfirming(true)}>
             Cancel run
           </ActionButton>
-          <ActionButton size="sm" disabledReason={c.retry.reason} detail={c.retry.detail}>
+          <ActionButton size="sm" disabledReason={c.retry.reason ?? (busy ? "Working…" : null)} detail={c.retry.detail} onClick={() => retry.mutate({ runId: run.id })}>
             Retry
           </ActionButton>
-          <ActionButton size="sm" disabledReason={c.resume.reason} detail={c.resume.detail}>
+          <ActionButton size="sm" disabledReason={c.resume.reason ?? (busy ? "Working…" : null)} detail={c.resume.detail} onClick={() => resume.mutate({ runId: run.id })}>
             Resume
           </ActionButton>
-          <ActionButton size="sm" disabledReason={c.fork.reason} detail={c.fork.detail}>
+          <ActionButton size="sm" disabledReason={c.fork.reason ?? (busy ? "Working…" : null)} detail={c.fork.detail} onClick={() => fork.mutate({ runId: run.id })}>
             Fork
           </ActionButton>
         </div>

@@ -52,7 +52,7 @@ export function RunView({ runId }: { runId: string }) {
         </aside>
         <div className="h-[70vh] min-h-0 overflow-hidden rounded-lg border border-zinc-200 bg-white lg:h-auto dark:border-zinc-800 dark:bg-zinc-900">
           {events.data ? (
-            <Transcript key={runId} runId={runId} initial={events.data} lastEventSeq={r.lastEventSeq} onRunChanged={onRunChanged} />
+            <Transcript key={runId} runId={runId} initial={events.data} lastEventSeq={r.lastEventSeq} terminal={r.terminal} onRunChanged={onRunChanged} />
           ) : events.error ? (
             <p role="alert" className="p-4 text-sm text-red-700 dark:text-red-400">
               {events.error.message}

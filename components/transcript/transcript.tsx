@@ -41,7 +41,7 @@ const serverRows = 20;
 
 const emptySearch: SearchState = { query: "", ranFor: null, matches: [], current: null, truncated: false, pending: false, error: null };
 
-export function Transcript(props: { runId: string; initial: WireEvent[]; lastEventSeq: number; onRunChanged: () => void }) {
+export function Transcript(props: { runId: string; initial: WireEvent[]; lastEventSeq: number; terminal: boolean; onRunChanged: () => void }) {
   const { runId } = props;
   const t = useRunTranscript(props);
   const { store } = t;

@@ -14,7 +14,7 @@ import { transcriptPageSize } from "./window";
 export type Connection = "connecting" | "live" | "reconnecting" | "ended" | "offline";
 
 
-export function useRunTranscript(opts: { runId: string; initial: WireEvent[]; lastEventSeq: number; onRunChanged: () => void }) {
+export function useRunTranscript(opts: { runId: string; initial: WireEvent[]; lastEventSeq: number; terminal: boolean; onRunChanged: () => void }) {
   const { runId } = opts;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -132,7 +132,8 @@ export function useRunTranscript(opts: { runId: string; initial: WireEvent[]; la
       if (frame !== null) cancelAnimationFrame(frame);
       if (timer !== null) clearTimeout(timer);
     };
-  }, [runId, store]);
+    // Reconnects when the run goes from terminal to live again (a retry): its stream had ended.
+  }, [runId, store, opts.terminal]);
 
   return { store, version, connection, loadBefore, loadAfter, loadAround };
 }

@@ -212,7 +212,7 @@ export class RunEventHub {
     state.generation++;
     for (const sub of state.subs) if (sub.phase === "backlog") sub.dirty = true;
     if (state.timer || state.fetching) return;
-    const window = this.opts.burstWindowMs ?? Math.min(50, 5 + Math.floor(state.subs.size / 20));
+    const window = this.opts.burstWindowMs ?? Math.min(100, 5 + Math.floor(state.subs.size / 10));
     state.timer = setTimeout(() => {
       state.timer = null;
       void this.fetchLoop(runId, state);

@@ -19,14 +19,29 @@ describe("runControls", () => {
   });
 
   it("keeps controls without a mutation disabled as 'Not available yet', with the state reason as detail", () => {
-    const c = runControls({ status: "failed", role: "maintainer", attempts: 1, maxRetries: 2, pendingApprovals: 0 });
-    for (const name of ["retry", "resume", "fork", "continue", "attachContext", "dispatch"] as const) {
-      expect(c[name].enabled, name).toBe(false);
-      expect(c[name].reason, name).toBe(notAvailableYet);
+    const c = runControls({ status: "succeeded", role: "maintainer", attempts: 1, pendingApprovals: 0 });
+    expect(c.attachContext).toEqual({
+      enabled: false,
+      reason: notAvailableYet,
+      detail: "The run is succeeded; context is attached to a running run or one awaiting approval",
+    });
+    const only = runControls({ status: "failed", role: "maintainer", attempts: 1, maxRetries: 2, pendingApprovals: 0, implemented: new Set(["cancel"]) });
+    for (const name of ["retry", "resume", "fork", "approve", "reject", "continue", "dispatch"] as const) {
+      expect(only[name].enabled, name).toBe(false);
+      expect(only[name].reason, name).toBe(notAvailableYet);
     }
-    expect(c.retry.detail).toBeNull();
-    // approve/reject have their mutations (approvals router): the lifecycle's reason shows.
-    expect(c.approve).toMatchObject({ enabled: false, reason: expect.stringMatching(/only a run awaiting approval/) });
+    expect(only.retry.detail).toBeNull();
+    expect(only.approve.detail).toMatch(/only a run awaiting approval/);
+  });
+
+  it("enables the execution controls the lifecycle allows: retry/resume/fork/continue on a failed run, dispatch on a suggestion", () => {
+    const failed = runControls({ status: "failed", role: "maintainer", attempts: 1, maxRetries: 2, pendingApprovals: 0 });
+    for (const name of ["retry", "resume", "fork", "continue"] as const) expect(failed[name].enabled, name).toBe(true);
+    expect(failed.dispatch).toMatchObject({ enabled: false, reason: "Only a suggestion can be dispatched" });
+    const suggested = runControls({ status: "suggested", role: "maintainer", attempts: 0, pendingApprovals: 0 });
+    expect(suggested.dispatch.enabled).toBe(true);
+    expect(suggested.retry.reason).toMatch(/dispatch it instead/);
+    expect(runControls({ status: "suggested", role: "viewer", attempts: 0, pendingApprovals: 0 }).dispatch.reason).toMatch(/maintainer role/);
   });
 
   it("turns a control on once its mutation exists, still under the lifecycle's verdict", () => {

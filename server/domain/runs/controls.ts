@@ -15,8 +15,21 @@ export type RunControl = {
   detail: string | null;
 };
 
-/** Controls whose mutation exists today. Adding one here is how a control is switched on. */
-export const implementedControls: ReadonlySet<RunControlName> = new Set<RunControlName>(["cancel", "approve", "reject"]);
+/**
+ * Controls whose mutation exists today (runs.cancel/dispatch/retry/resume/fork,
+ * approvals.approve/reject; a continuation is runs.resume with instructions).
+ * Adding one here is how a control is switched on.
+ */
+export const implementedControls: ReadonlySet<RunControlName> = new Set<RunControlName>([
+  "cancel",
+  "approve",
+  "reject",
+  "retry",
+  "resume",
+  "fork",
+  "dispatch",
+  "continue",
+]);
 
 export const notAvailableYet = "Not available yet";
 
@@ -38,10 +51,11 @@ export function runControls(facts: RunControlFacts): Record<RunControlName, RunC
   const pending: Verdict = facts.pendingApprovals > 0 ? { ok: true } : { ok: false, reason: "No approval is pending" };
   const suggestion: Verdict = facts.status === "suggested" ? { ok: true } : { ok: false, reason: "Only a suggestion can be dispatched" };
   const approve = all(canApproveRun(facts.status), pending);
+  // Attaching context to a session in flight: meaningful while it runs or waits for approval.
   const live: Verdict =
     facts.status === "running" || facts.status === "awaiting_approval"
       ? { ok: true }
-      : { ok: false, reason: `The run is ${facts.status.replaceAll("_", " ")}; a continuation goes to a running run or one awaiting approval` };
+      : { ok: false, reason: `The run is ${facts.status.replaceAll("_", " ")}; context is attached to a running run or one awaiting approval` };
 
   const verdicts: Record<RunControlName, Verdict> = {
     cancel: canCancelRun(facts.status),
@@ -50,7 +64,8 @@ export function runControls(facts: RunControlFacts): Record<RunControlName, RunC
     fork: canForkRun(facts.status),
     approve,
     reject: approve,
-    continue: live,
+    // A continuation prompt starts a resume run (this run as parent) with the prompt as instructions.
+    continue: canResumeRun(facts.status),
     attachContext: live,
     dispatch: suggestion,
   };

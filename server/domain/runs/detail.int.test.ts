@@ -26,13 +26,16 @@ describe("runs.byId", () => {
     expect(asViewer.controls.cancel).toEqual({ enabled: false, reason: "This needs the maintainer role on the repository; you are viewer", detail: null });
     const asMaintainer = await callerFor(maintainer).runs.byId({ runId: run.id });
     expect(asMaintainer.controls.cancel.enabled).toBe(true);
-    expect(asMaintainer.controls.retry).toMatchObject({ enabled: false, reason: "Not available yet" });
+    expect(asMaintainer.controls.retry).toMatchObject({ enabled: false, reason: "The run is running; retry is for failed, cancelled or escalated runs" });
+    expect(asMaintainer.controls.attachContext).toMatchObject({ enabled: false, reason: "Not available yet" });
     expect(asMaintainer.stack).toMatchObject({ name: "test-stack", version: 1, spec: null });
     expect(asMaintainer.context).toMatchObject({ labels: [], logExcerpts: [] });
 
     await callerFor(maintainer).runs.cancel({ runId: run.id });
     const after = await callerFor(maintainer).runs.byId({ runId: run.id });
     expect(after.controls.cancel).toMatchObject({ enabled: false, reason: "The run is already cancelled; there is nothing to cancel" });
+    expect(after.terminal).toBe(true);
+    expect(after.controls.retry.enabled).toBe(true);
   });
 });
 
@@ -120,8 +123,17 @@ describe("runs.artifact", () => {
     });
     const got = await callerFor(user).runs.artifact({ runId: run.id, artifactId: artifact.id });
     expect(got.truncated).toBe(true);
-    expect(Buffer.byteLength(got.content!)).toBeLessThanOrEqual(2 * 1024 * 1024);
+    expect(Buffer.byteLength(JSON.stringify(superjson.serialize(got)))).toBeLessThan(2 * 1024 * 1024);
+    expect(Buffer.byteLength(got.content!)).toBeGreaterThan(1_800_000);
     expect(got.content!.endsWith("é")).toBe(true);
+    // Content that JSON escapes heavily (newlines, quotes, control characters) still fits.
+    const escapy = '\n"\u0001'.repeat(700_000);
+    const heavy = await db.artifact.create({
+      data: { runId: run.id, kind: "log", name: "x.log", content: escapy, digest: `sha256:${sha256(escapy)}`, sizeBytes: escapy.length },
+    });
+    const cut = await callerFor(user).runs.artifact({ runId: run.id, artifactId: heavy.id });
+    expect(cut.truncated).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(superjson.serialize(cut)))).toBeLessThan(2 * 1024 * 1024);
     expect(got).toMatchObject({ name: "fix.patch", kind: "patch", sizeBytes: 3_000_000 });
     await expect(callerFor(user).runs.artifact({ runId: other.id, artifactId: artifact.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
     const stranger = await createUser();

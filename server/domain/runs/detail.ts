@@ -1,6 +1,7 @@
 import type { Db, Prisma, RepoRole } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { runControls } from "./controls";
+import { isTerminalRun } from "./lifecycle";
 import { admissionView, contextView, stackView } from "./view-model";
 
 export { listRunEvents, searchRunEvents } from "./transcript";
@@ -53,6 +54,8 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
     stack,
     admission: admissionView(admission),
     viewerRole: opts.viewerRole,
+    /** No work in progress: the page's stream ends, and reopens if a retry makes the run live again. */
+    terminal: isTerminalRun(run.status),
     controls: runControls({
       status: run.status,
       role: opts.viewerRole,
@@ -63,12 +66,19 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
   };
 }
 
-/** The most of an artifact's content one response carries. */
-export const maxArtifactBytes = 2 * 1024 * 1024;
+/** The most of an artifact's content one response carries, as JSON (a response stays under 2 MB). */
+export const maxArtifactBytes = 1_900_000;
+
+/** `text` cut on a character boundary to at most `bytes` of UTF-8. */
+function cutUtf8(text: string, bytes: number): string {
+  if (Buffer.byteLength(text) <= bytes) return text;
+  return Buffer.from(text).subarray(0, bytes).toString("utf8").replace(/\uFFFD$/, "");
+}
 
 /**
- * One artifact with its content, cut to `maxBytes` (UTF-8) with `truncated`
- * set; the database sends at most `maxBytes` characters, never the whole blob.
+ * One artifact with its content, cut so that the content as JSON (escapes
+ * included) fits `maxBytes`, with `truncated` set; the database sends at most
+ * `maxBytes` characters, never the whole blob.
  */
 export async function getRunArtifact(opts: { db: Db; runId: string; artifactId: string; maxBytes?: number }) {
   const maxBytes = opts.maxBytes ?? maxArtifactBytes;
@@ -82,10 +92,15 @@ export async function getRunArtifact(opts: { db: Db; runId: string; artifactId: 
   const { head, length, ...meta } = row;
   let content = head;
   let truncated = head !== null && length !== null && length > head.length;
-  if (content !== null && Buffer.byteLength(content) > maxBytes) {
-    // Cut on a character boundary: drop a trailing partial character.
-    content = Buffer.from(content).subarray(0, maxBytes).toString("utf8").replace(/\uFFFD$/, "");
-    truncated = true;
+  if (content !== null) {
+    const raw = cutUtf8(content, maxBytes);
+    if (raw !== content) truncated = true;
+    content = raw;
+    // Escapes (\n, \", \u0001…) grow JSON; shrink by the excess until the encoded content fits.
+    for (let json = Buffer.byteLength(JSON.stringify(content)); json > maxBytes; json = Buffer.byteLength(JSON.stringify(content))) {
+      content = cutUtf8(content, Buffer.byteLength(content) - (json - maxBytes));
+      truncated = true;
+    }
   }
   return { ...meta, kind: meta.kind as Prisma.ArtifactGetPayload<object>["kind"], content, truncated };
 }

@@ -5,8 +5,11 @@ import { AppError } from "@/server/errors";
 // AND bytes (no response over 2 MB, however large the events), and search over
 // the whole transcript so a match outside the loaded window can be jumped to.
 
-/** Payload bytes per window; with the envelope a response stays well under 2 MB. */
-export const maxWindowBytes = 1_500_000;
+/**
+ * Payload bytes per window: with its envelope a window stays under 1 MB, so even
+ * two windows batched into one tRPC response stay under 2 MB.
+ */
+export const maxWindowBytes = 900_000;
 
 export type TranscriptEvent = { seq: number; type: string; payload: unknown; attemptId: string | null; createdAt: Date };
 
