@@ -16,6 +16,7 @@ import {
 import type { PolicyKind } from "@/server/db/generated/enums";
 import { useTRPC } from "@/components/providers/trpc";
 import { Button } from "@/components/ui/button";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { defaultValue } from "./condition-model";
 import { ProofTree, sourceLabel } from "./proof-tree";
 import { ValuePicker, controlClass } from "./value-picker";
@@ -39,6 +40,8 @@ export function TryItPanel({ kind, properties, dirty }: { kind: PolicyKind; prop
   const [entries, setEntries] = useState(() => initialEntries(properties));
   const [usedUnsaved, setUsedUnsaved] = useState(false);
   const tryIt = useMutation(trpc.policies.tryIt.mutationOptions());
+  // Facts picked before hydration would be reset by it, and Evaluate would do nothing.
+  const hydrated = useHydrated();
   const facts = properties.filter((p) => !p.rulesOnly);
 
   const update = (name: string, patch: Partial<Entry>) =>
@@ -62,38 +65,40 @@ export function TryItPanel({ kind, properties, dirty }: { kind: PolicyKind; prop
     <section aria-label="Try it" className="space-y-3">
       <h2 className="text-xs font-semibold tracking-wide text-zinc-500 uppercase">Try it</h2>
       <p className="text-xs text-zinc-500">Unchecked facts are absent and read under the closed world.</p>
-      <ul className="space-y-2">
-        {facts.map((property) => {
-          const entry = entries[property.name];
-          if (!entry) return null;
-          return (
-            <li key={property.name} role="group" aria-label={`Fact ${property.name}`} className="flex flex-wrap items-center gap-2">
-              <label className="flex w-44 items-center gap-1.5 font-mono text-xs">
-                <input type="checkbox" checked={entry.on} onChange={(e) => update(property.name, { on: e.target.checked })} aria-label={`Set ${property.name}`} />
-                {property.name}
-                {property.cardinality === "1" && <span className="text-red-600" title="required">*</span>}
-              </label>
-              <ValuePicker property={property} value={entry.value} disabled={!entry.on} onChange={(value) => update(property.name, { value, on: true })} />
-              <select
-                aria-label="Source"
-                className={controlClass}
-                disabled={!entry.on}
-                value={entry.source}
-                onChange={(e) => update(property.name, { source: e.target.value as FactSource })}
-              >
-                {zFactSource.options.map((s) => (
-                  <option key={s} value={s}>
-                    {sourceLabel[s]}
-                  </option>
-                ))}
-              </select>
-            </li>
-          );
-        })}
-      </ul>
-      <Button type="button" variant="primary" size="sm" onClick={run} disabled={tryIt.isPending}>
-        {tryIt.isPending ? "Evaluating…" : "Evaluate"}
-      </Button>
+      <fieldset disabled={!hydrated} className="min-w-0 space-y-3">
+        <ul className="space-y-2">
+          {facts.map((property) => {
+            const entry = entries[property.name];
+            if (!entry) return null;
+            return (
+              <li key={property.name} role="group" aria-label={`Fact ${property.name}`} className="flex flex-wrap items-center gap-2">
+                <label className="flex w-44 items-center gap-1.5 font-mono text-xs">
+                  <input type="checkbox" checked={entry.on} onChange={(e) => update(property.name, { on: e.target.checked })} aria-label={`Set ${property.name}`} />
+                  {property.name}
+                  {property.cardinality === "1" && <span className="text-red-600" title="required">*</span>}
+                </label>
+                <ValuePicker property={property} value={entry.value} disabled={!entry.on} onChange={(value) => update(property.name, { value, on: true })} />
+                <select
+                  aria-label="Source"
+                  className={controlClass}
+                  disabled={!entry.on}
+                  value={entry.source}
+                  onChange={(e) => update(property.name, { source: e.target.value as FactSource })}
+                >
+                  {zFactSource.options.map((s) => (
+                    <option key={s} value={s}>
+                      {sourceLabel[s]}
+                    </option>
+                  ))}
+                </select>
+              </li>
+            );
+          })}
+        </ul>
+        <Button type="button" variant="primary" size="sm" onClick={run} disabled={tryIt.isPending}>
+          {tryIt.isPending ? "Evaluating…" : "Evaluate"}
+        </Button>
+      </fieldset>
 
       {tryIt.error && (
         <p role="alert" className="text-sm text-red-600">

@@ -38,8 +38,8 @@ type RuleSeed = {
 };
 
 export const triggerRules: RuleSeed[] = [
-  { name: "failed-check-suggest-diagnosis", kind: "failed_check", repo: null, branchGlob: "*", stack: "claude-code-ci-diagnoser", taskKind: "diagnose", action: "suggest" },
-  { name: "payments-api-auto-repair-unit-tests", kind: "failed_check", repo: REPO.payments, workflow: "CI", job: "unit-tests", step: "Run vitest", branchGlob: "*", pathFilters: ["services/api/**"], stack: "claude-code-ci-diagnoser", taskKind: "repair", action: "auto_run" },
+  { name: "failed-check-suggest-diagnosis", kind: "failed_check", repo: null, branchGlob: "**", stack: "claude-code-ci-diagnoser", taskKind: "diagnose", action: "suggest" },
+  { name: "payments-api-auto-repair-unit-tests", kind: "failed_check", repo: REPO.payments, workflow: "CI", job: "unit-tests", step: "Run vitest", branchGlob: "**", pathFilters: ["services/api/**"], stack: "claude-code-ci-diagnoser", taskKind: "repair", action: "auto_run" },
   { name: "calculator-npm-test", kind: "failed_check", repo: REPO.calculator, workflow: "local-ci", job: "test", step: "npm test", stack: "scripted-demo-fixer", taskKind: "diagnose", action: "suggest" },
   { name: "known-flaky-settings-e2e", kind: "failed_check", repo: REPO.console, workflow: "CI", job: "e2e", failureSignature: SIGNATURE.e2e, stack: "claude-code-ci-diagnoser", taskKind: "triage", action: "suggest" },
   { name: "pr-comment-fix", kind: "pr_comment", repo: null, stack: "claude-code-ci-diagnoser", taskKind: "repair", action: "auto_run" },

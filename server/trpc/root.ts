@@ -9,6 +9,7 @@ import { repositoriesRouter } from "./routers/repositories";
 import { repositorySettingsRouter } from "./routers/repositories-settings";
 import { runsRouter } from "./routers/runs";
 import { stacksRouter } from "./routers/stacks";
+import { triageRouter } from "./routers/triage";
 import { triggersRouter } from "./routers/triggers";
 
 export const appRouter = router({
@@ -23,6 +24,7 @@ export const appRouter = router({
   pools: poolsRouter,
   repositorySettings: repositorySettingsRouter,
   approvals: approvalsRouter,
+  triage: triageRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,5 +1,7 @@
 import type { Db } from "@/server/db";
+import { githubChangedFiles } from "@/server/domain/ingest/evaluate/changed-files";
 import { evaluateDelivery } from "@/server/domain/ingest/evaluate/evaluate";
+import { env } from "@/server/env";
 import { parseJobPayload } from "../jobs";
 
 /**
@@ -9,5 +11,5 @@ import { parseJobPayload } from "../jobs";
  */
 export async function evaluateDeliveryTask(payload: unknown, { db }: { db: Db }): Promise<void> {
   const { deliveryId } = parseJobPayload("delivery.evaluate", payload);
-  await evaluateDelivery({ db, deliveryId });
+  await evaluateDelivery({ db, deliveryId, changedFiles: githubChangedFiles({ token: env.GITHUB_TOKEN ?? null }) });
 }

@@ -7,6 +7,7 @@ import { evaluateDeliveryTask } from "./evaluate-delivery";
 import { executeWriteBackTask } from "./execute-write-back";
 import { reapAttemptsTask } from "./reap-attempts";
 import { runCheckTask } from "./run-check";
+import { triageRerunTask } from "./triage-rerun";
 
 // The task registry: one handler per job contract in ../jobs.ts. Each handler parses its
 // payload with parseJobPayload and is idempotent (graphile-worker retries a job whose worker died).
@@ -19,6 +20,7 @@ export function createTaskList(ctx: WorkerContext): TaskList {
     "ci.run": (payload) => runCheckTask(payload, ctx),
     "demo.bootstrap": (payload) => bootstrapDemoTask(payload, ctx),
     "writeback.execute": (payload) => executeWriteBackTask(payload, ctx),
+    "triage.rerun": (payload) => triageRerunTask(payload, ctx),
   };
   return tasks;
 }

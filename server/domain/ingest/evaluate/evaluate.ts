@@ -7,10 +7,12 @@ import type { Db, Repository } from "@/server/db";
 import { transaction } from "@/server/db";
 import type { DeliveryOutcome } from "@/server/db/generated/enums";
 import { matchTriggers } from "@/server/domain/triggers/matcher";
+import { describeTriage, holdCandidates, linkTriageToRun, triageFailedCheck } from "@/server/domain/triage/triage";
 import { isAppError } from "@/server/errors";
 import type { CiEvent } from "../ci-event";
 import { boundedDetail, sanitizePayload } from "../delivery/store";
 import { loadKnownSecrets } from "../known-secrets";
+import { lookUpChangedFiles, type ChangedFilesLookup } from "./changed-files";
 import { commitCandidate, prepareRun, type CommitOutcome, type PreparedRun } from "./dispatch";
 import { loadFacts, resolveAirlockActor } from "./facts";
 import { applyCancelCommand, noteOnLatestLiveRun } from "./pr-requests";
@@ -38,7 +40,13 @@ const result = (deliveryId: string, outcome: EvaluationResult["outcome"], detail
   cancelled: [],
 });
 
-export async function evaluateDelivery(opts: { db: Db; deliveryId: string; now?: Date }): Promise<EvaluationResult> {
+export async function evaluateDelivery(opts: {
+  db: Db;
+  deliveryId: string;
+  now?: Date;
+  /** Reads a GitHub PR's changed files for path-filtered rules; absent: they stay unknown. */
+  changedFiles?: ChangedFilesLookup | null;
+}): Promise<EvaluationResult> {
   const { db, deliveryId } = opts;
   const now = opts.now ?? new Date();
   const delivery = await db.webhookDelivery.findUnique({
@@ -48,7 +56,7 @@ export async function evaluateDelivery(opts: { db: Db; deliveryId: string; now?:
   if (!delivery) return result(deliveryId, "missing", "no such delivery");
   if (delivery.processedAt) return result(deliveryId, "skipped", "already processed");
   try {
-    return await evaluateStored({ db, deliveryId, delivery, now });
+    return await evaluateStored({ db, deliveryId, delivery, now, changedFiles: opts.changedFiles ?? null });
   } catch (err) {
     // A delivery that can never evaluate (malformed, invalid stored event) is marked failed
     // with the reason; anything else (database down) is thrown so the job is retried.
@@ -62,7 +70,7 @@ export async function evaluateDelivery(opts: { db: Db; deliveryId: string; now?:
 
 type StoredRow = { source: "local" | "github"; event: string; payload: unknown };
 
-async function evaluateStored(opts: { db: Db; deliveryId: string; delivery: StoredRow; now: Date }): Promise<EvaluationResult> {
+async function evaluateStored(opts: { db: Db; deliveryId: string; delivery: StoredRow; now: Date; changedFiles: ChangedFilesLookup | null }): Promise<EvaluationResult> {
   const { db, deliveryId, delivery, now } = opts;
   const name = repositoryNameOf(delivery);
   const repository = name ? await findRepository(db, name) : null;
@@ -90,6 +98,7 @@ async function evaluateStored(opts: { db: Db; deliveryId: string; delivery: Stor
     where: { enabled: true, OR: [{ repositoryId: null }, { repositoryId: repository.id }] },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
   });
+  const filesNote = await lookUpChangedFiles({ repository, event: dispatchable, facts, rules, lookup: opts.changedFiles });
   const match = matchTriggers({
     event: dispatchable,
     rules,
@@ -133,8 +142,11 @@ async function evaluateStored(opts: { db: Db; deliveryId: string; delivery: Stor
     if (!row || row.processedAt) return result(deliveryId, "skipped", "already processed");
 
     const records = await writeRecords({ tx, repository, event: dispatchable, facts, now });
+    // CI triage decides what happens to a failed check; "rerun once" holds the agents back.
+    const triage = dispatchable.type === "failed_check" ? await triageFailedCheck({ tx, repository, event: dispatchable, records, now }) : null;
+    if (triage?.holdsAgents) await holdCandidates(tx, triage, candidates, deliveryId);
     const outcomes: { ruleName: string; outcome: CommitOutcome }[] = [];
-    for (const candidate of candidates) {
+    for (const candidate of triage?.holdsAgents ? [] : candidates) {
       const outcome = await commitCandidate({
         tx,
         candidate,
@@ -161,9 +173,12 @@ async function evaluateStored(opts: { db: Db; deliveryId: string; delivery: Stor
       out.cancelled = cancel.cancelled;
       if (cancel.refused) out.refused.push(cancel.refused);
     }
+    await linkTriageToRun(tx, triage, out.created.map((r) => r.runId));
     const allDuplicates = outcomes.length > 0 && outcomes.every((o) => o.outcome.kind === "duplicate");
     out.outcome = allDuplicates ? "duplicate" : "processed";
-    out.detail = boundedDetail(sanitizePayload(describe(dispatchable, outcomes, out, match.skipped), secrets));
+    const triaged = describeTriage(triage);
+    const described = describe(dispatchable, outcomes, out, triage?.holdsAgents ? [] : match.skipped, triage?.holdsAgents === true);
+    out.detail = boundedDetail(sanitizePayload([triaged, described, filesNote].filter(Boolean).join("; "), secrets));
     await tx.webhookDelivery.update({ where: { deliveryId }, data: { outcome: out.outcome, detail: out.detail, processedAt: now } });
     return out;
   }, { maxWait: 30_000, timeout: 30_000 });
@@ -186,6 +201,7 @@ function describe(
   outcomes: { ruleName: string; outcome: CommitOutcome }[],
   out: EvaluationResult,
   skipped: { ruleName: string | null; reason: string }[],
+  held = false,
 ): string {
   const parts: string[] = [];
   for (const { ruleName, outcome } of outcomes) {
@@ -197,7 +213,7 @@ function describe(
   if (out.cancelled.length > 0) parts.push(`cancelled run${out.cancelled.length === 1 ? "" : "s"} ${out.cancelled.map((n) => `#${n}`).join(", ")}`);
   if (event.type === "pr_updated") parts.push(`pull request #${event.pullRequest.number} ${event.action}: record updated`);
   if (event.type === "pr_review") parts.push(`review (${event.review.state}) on #${event.pullRequest.number} stored`);
-  if (outcomes.length === 0 && out.refused.length === 0) {
+  if (outcomes.length === 0 && out.refused.length === 0 && !held) {
     const reasons = skipped.slice(0, 3).map((s) => (s.ruleName ? `${s.ruleName}: ${s.reason}` : s.reason));
     if (event.type !== "pr_updated" && event.type !== "pr_review") parts.push(`no run: ${reasons.join("; ") || "no rule matched"}`);
   }

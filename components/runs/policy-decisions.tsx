@@ -1,0 +1,77 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { ProofTree } from "@/components/policies/proof-tree";
+import { useTRPC } from "@/components/providers/trpc";
+import { Badge } from "@/components/ui/badge";
+import { Empty, Section } from "./section";
+
+// The run's policy decisions with their proofs: the CI triage that led to the run (and what
+// triage did about it), runner selection, the change gate. One ProofTree rendering for all.
+
+const policyTitle: Record<string, string> = {
+  ci_triage: "CI triage",
+  runner_selection: "Runner selection",
+  change_gate: "Change gate",
+};
+
+const actionLabel: Record<string, string> = {
+  rerun_check: "check rerun",
+  dispatch_runs: "runs dispatched",
+  notify_owner: "owner notified",
+  roll_back_request: "roll-back requested",
+};
+
+export function PolicyDecisions({ runId }: { runId: string }) {
+  const trpc = useTRPC();
+  const decisions = useQuery(trpc.proofs.byRun.queryOptions({ runId }));
+  const triage = useQuery(trpc.triage.byRun.queryOptions({ runId }));
+
+  return (
+    <Section title="Policy decisions">
+      {triage.data && (
+        <div data-testid="run-triage" className="mb-2 space-y-1 text-sm">
+          <p className="flex flex-wrap items-center gap-1.5">
+            <span>Triage</span>
+            <Badge tone={triage.data.disposition === "fix_forward" ? "success" : triage.data.disposition === "rerun_once" ? "progress" : "warning"}>
+              {triage.data.disposition.replaceAll("_", " ")}
+            </Badge>
+            <span className="text-xs text-zinc-600 dark:text-zinc-400">
+              {actionLabel[triage.data.action] ?? triage.data.action} · {triage.data.actionStatus.replaceAll("_", " ")}
+            </span>
+          </p>
+          <p className="text-xs break-words text-zinc-700 dark:text-zinc-300">{triage.data.actionDetail}</p>
+          {triage.data.refusal && <p className="text-xs text-amber-700 dark:text-amber-400">Fail-closed: {triage.data.refusal}</p>}
+        </div>
+      )}
+      {decisions.isPending ? (
+        <Empty>Loading decisions…</Empty>
+      ) : decisions.error ? (
+        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+          {decisions.error.message}
+        </p>
+      ) : decisions.data.length === 0 ? (
+        <Empty>No policy decision yet.</Empty>
+      ) : (
+        <ul className="space-y-2">
+          {decisions.data.map((d) => {
+            const kind = d.decision.policy.kind;
+            return (
+              <li key={d.id}>
+                <details open={kind === "ci_triage"} data-testid={`decision-${kind}`}>
+                  <summary className="cursor-pointer text-sm">
+                    <span className="font-medium">{policyTitle[kind] ?? d.policyName}</span>{" "}
+                    <span className="font-mono text-xs">
+                      {d.decision.property} = {String(d.decision.value)}
+                    </span>
+                  </summary>
+                  <ProofTree decision={d.decision} className="mt-1.5" />
+                </details>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </Section>
+  );
+}

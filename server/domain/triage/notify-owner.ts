@@ -1,0 +1,29 @@
+// The notification a triage escalation or roll-back sends to the repository's owners: one per
+// triage decision (its dedupe key), in the evaluation's transaction.
+import type { Repository, Tx } from "@/server/db";
+import { notify } from "@/server/domain/notifications/notify";
+import type { TriageRow } from "./triage";
+
+export async function notifyOwner(
+  tx: Tx,
+  opts: { triage: TriageRow; repository: Repository; checkName: string; pullRequestId: string | null; ruleName: string | null },
+): Promise<{ id: string; created: boolean }> {
+  const { triage, repository, checkName } = opts;
+  const sha = triage.headSha.slice(0, 12);
+  const rollBack = triage.action === "roll_back_request";
+  const why = triage.refusal
+    ? `The triage policy could not decide (${triage.refusal}), so a person decides.`
+    : opts.ruleName
+      ? `Triage rule ${opts.ruleName} decided ${triage.disposition.replaceAll("_", " ")}.`
+      : `No triage rule classified this failure (${triage.disposition.replaceAll("_", " ")} by default).`;
+  return notify(tx, {
+    kind: rollBack ? "triage_rollback" : "triage_escalated",
+    repositoryId: repository.id,
+    title: rollBack ? `Roll back ${sha} in ${repository.fullName}? ${checkName} failed` : `${checkName} failed at ${sha} in ${repository.fullName}: needs its owner`,
+    body: `${why} ${triage.actionDetail}`.slice(0, 4000),
+    href: triage.runId ? `/runs/${triage.runId}` : "/runs",
+    runId: triage.runId,
+    pullRequestId: opts.pullRequestId,
+    dedupeKey: `triage:${triage.id}`,
+  });
+}

@@ -1,0 +1,40 @@
+// The "triage.rerun" job: a GitHub rerun that triage decided, performed after the decision
+// committed. Runs at most once per triage row: only a `pending` action calls GitHub, and the
+// outcome is recorded on the row (requested, or failed with GitHub's reason and the owner told).
+import type { Db } from "@/server/db";
+import { rerunGithubCheck } from "@/server/forges/github/rerun-check";
+import { ForgeError } from "@/server/forges/types";
+
+export type GithubRerunSettings = { githubToken: string | null; githubApiUrl?: string | null };
+
+export async function performTriageRerun(opts: { db: Db; triageId: string; settings: GithubRerunSettings }): Promise<{ status: string; detail: string }> {
+  const { db } = opts;
+  const triage = await db.triageDecision.findUnique({ where: { id: opts.triageId } });
+  if (!triage || triage.action !== "rerun_check") return { status: "missing", detail: "no rerun to perform" };
+  if (triage.actionStatus !== "pending") return { status: triage.actionStatus, detail: "already performed" };
+  const repository = await db.repository.findUniqueOrThrow({ where: { id: triage.repositoryId }, select: { fullName: true } });
+  let status: "requested" | "failed";
+  let detail: string;
+  try {
+    if (!opts.settings.githubToken) throw new ForgeError("No GITHUB_TOKEN is configured, so Airlock cannot rerun checks on GitHub.", "unsupported");
+    if (!triage.rerunVia || !triage.rerunExternalId) throw new ForgeError("the triage row names nothing to rerun", "forge_error");
+    const done = await rerunGithubCheck({
+      token: opts.settings.githubToken,
+      baseUrl: opts.settings.githubApiUrl ?? undefined,
+      target: { repository: repository.fullName, via: triage.rerunVia, externalId: triage.rerunExternalId },
+    });
+    status = "requested";
+    detail = done.detail;
+  } catch (err) {
+    // A refusal is an outcome, not a retry: GitHub would refuse again (and a retry must never
+    // rerun twice). Anything else (network) is thrown so the job is retried.
+    if (!(err instanceof ForgeError)) throw err;
+    status = "failed";
+    detail = err.message;
+  }
+  await db.triageDecision.updateMany({
+    where: { id: triage.id, actionStatus: "pending" },
+    data: { actionStatus: status, actionDetail: `${triage.actionDetail}; ${detail}`.slice(0, 2000) },
+  });
+  return { status, detail };
+}

@@ -1,0 +1,191 @@
+// Triage in the loop: when a failed check arrives (local CI or a GitHub webhook), the CI-triage
+// policy decides its disposition through decide(), and exactly one action follows:
+//   rerun_once        -> the check is rerun through its forge (local CI job / GitHub rerun),
+//                        at most once per head SHA and check; no agent is dispatched
+//   fix_forward       -> the failed-check trigger rules dispatch as configured (their stack)
+//   escalate_to_owner -> a notification to the repository's owners
+//   roll_back         -> a stored roll-back request waiting for a person, and a notification
+// Runs inside the delivery's evaluation transaction: the decision, the action and the jobs it
+// implies commit together, and a redelivery of the same failure finds the row by its key.
+import type { Prisma, Repository, Tx } from "@/server/db";
+import type { TriageActionKind, TriageActionStatus, TriageDisposition } from "@/server/db/generated/enums";
+import type { FailedCheckEvent } from "@/server/domain/ingest/ci-event";
+import { advisoryLock } from "@/server/domain/ingest/evaluate/locks";
+import { decide } from "@/server/domain/policy/decide";
+import { PolicyFactError } from "@/server/domain/policy/facts";
+import type { Candidate } from "@/server/domain/triggers/matcher";
+import { enqueue } from "@/server/queue/enqueue";
+import { deriveTriageFacts } from "./facts";
+import { loadTriageHistory, loadTriageSubject } from "./history";
+import { notifyOwner } from "./notify-owner";
+
+export type TriageRow = Prisma.TriageDecisionGetPayload<object>;
+
+export type TriageOutcome = {
+  triage: TriageRow;
+  /** false when this delivery found the decision an earlier one made. */
+  created: boolean;
+  /** rerun_once: the check is rerun instead of dispatching an agent. */
+  holdsAgents: boolean;
+};
+
+const DISPOSITIONS = ["rerun_once", "fix_forward", "escalate_to_owner", "roll_back"] as const;
+
+export function triageKey(pipelineId: string, runAttempt: number | null): string {
+  return `triage:${pipelineId}#${runAttempt ?? 1}`;
+}
+
+export function rerunKey(repositoryId: string, headSha: string, checkName: string): string {
+  return `rerun:${repositoryId}:${headSha}:${checkName}`;
+}
+
+/**
+ * Decides and acts on one failed check, once. `records` are the Pipeline/Job the delivery
+ * wrote; without a pipeline there is nothing to triage (null).
+ */
+export async function triageFailedCheck(opts: {
+  tx: Tx;
+  repository: Repository;
+  event: FailedCheckEvent;
+  records: { pipelineId: string | null; jobId: string | null; pullRequestId: string | null };
+  now: Date;
+}): Promise<TriageOutcome | null> {
+  const { tx, repository, event, records } = opts;
+  if (!records.pipelineId) return null;
+  const key = triageKey(records.pipelineId, event.runAttempt);
+  // The pipeline's lock is already held by writeRecords; this one orders triage of one attempt.
+  await advisoryLock(tx, key);
+  const existing = await tx.triageDecision.findUnique({ where: { key } });
+  if (existing) return { triage: existing, created: false, holdsAgents: existing.action === "rerun_check" };
+
+  const subject = await loadTriageSubject(tx, records.pipelineId, records.jobId);
+  if (!subject) return null;
+  const history = await loadTriageHistory(tx, subject, event);
+  const derived = deriveTriageFacts(history);
+
+  let disposition: TriageDisposition;
+  let policyDecisionId: string | null = null;
+  let refusal: string | null = null;
+  let ruleName: string | null = null;
+  try {
+    const stored = await decide({ db: tx, kind: "ci_triage", facts: derived.facts, subject: `pipeline:${subject.pipeline.id}#${event.runAttempt ?? 1}` });
+    const value = stored.decision.value;
+    disposition = (DISPOSITIONS as readonly unknown[]).includes(value) ? (value as TriageDisposition) : "escalate_to_owner";
+    policyDecisionId = stored.id;
+    ruleName = stored.decision.rule;
+  } catch (err) {
+    // Facts the model refuses (e.g. no stage could be named) are no decision: fail closed.
+    if (!(err instanceof PolicyFactError)) throw err;
+    disposition = "escalate_to_owner";
+    refusal = err.message;
+  }
+
+  const checkName = subject.pipeline.checkName;
+  const rerun = rerunKey(repository.id, subject.pipeline.headSha, checkName);
+  let action: TriageActionKind;
+  let status: TriageActionStatus;
+  let detail: string;
+  let bounded = false;
+  if (disposition === "rerun_once" && (await tx.triageDecision.findUnique({ where: { rerunKey: rerun }, select: { id: true } }))) {
+    // The policy counts reruns from stored attempts; this key is the hard bound per head SHA.
+    bounded = true;
+  }
+  switch (disposition) {
+    case "rerun_once":
+      if (bounded) {
+        action = "notify_owner";
+        status = "pending";
+        detail = `${checkName} was already rerun once at ${subject.pipeline.headSha.slice(0, 12)}: escalated instead`;
+      } else {
+        action = "rerun_check";
+        status = repository.forge === "local" ? "requested" : "pending";
+        detail = `rerun of ${checkName} at ${subject.pipeline.headSha.slice(0, 12)} ${repository.forge === "local" ? "queued on the local CI" : "requested from GitHub"}`;
+      }
+      break;
+    case "fix_forward":
+      action = "dispatch_runs";
+      status = "done";
+      detail = "the failed-check trigger rules dispatch with their stacks";
+      break;
+    case "roll_back":
+      action = "roll_back_request";
+      status = "awaiting_approval";
+      detail = `roll back ${subject.pipeline.headSha.slice(0, 12)} (${checkName}): waiting for a maintainer`;
+      break;
+    default:
+      action = "notify_owner";
+      status = "pending";
+      detail = refusal ? `escalated, fail-closed: ${refusal}` : "escalated to the repository's owners";
+  }
+
+  const triage = await tx.triageDecision.create({
+    data: {
+      key,
+      repositoryId: repository.id,
+      pipelineId: subject.pipeline.id,
+      jobId: subject.job?.id ?? null,
+      headSha: subject.pipeline.headSha,
+      policyDecisionId,
+      disposition,
+      refusal,
+      action,
+      actionStatus: status,
+      actionDetail: `${detail}${ruleName ? ` (rule ${ruleName})` : ""}`.slice(0, 2000),
+      rerunKey: action === "rerun_check" ? rerun : null,
+      rerunVia: action === "rerun_check" && repository.forge !== "local" ? event.via : null,
+      rerunExternalId: action === "rerun_check" && repository.forge !== "local" ? (event.via === "check_run" ? event.jobId : event.runId) : null,
+    },
+  });
+
+  if (action === "rerun_check") {
+    if (repository.forge === "local") {
+      await enqueue(tx, "ci.run", { repositoryId: repository.id, sha: subject.pipeline.headSha, ...(event.headBranch ? { branch: event.headBranch } : {}) });
+    } else {
+      await enqueue(tx, "triage.rerun", { triageId: triage.id }, { jobKey: `triage.rerun:${triage.id}` });
+    }
+  } else if (action === "notify_owner" || action === "roll_back_request") {
+    const notification = await notifyOwner(tx, {
+      triage,
+      repository,
+      checkName,
+      pullRequestId: records.pullRequestId,
+      ruleName,
+    });
+    const updated = await tx.triageDecision.update({
+      where: { id: triage.id },
+      data: { notificationId: notification.id, ...(action === "notify_owner" ? { actionStatus: "done" } : {}) },
+    });
+    return { triage: updated, created: true, holdsAgents: false };
+  }
+  return { triage, created: true, holdsAgents: action === "rerun_check" };
+}
+
+/** rerun_once holds the trigger rules' agents back: each candidate is recorded as a drop. */
+export async function holdCandidates(tx: Tx, outcome: TriageOutcome, candidates: readonly Candidate[], deliveryId: string): Promise<void> {
+  if (candidates.length === 0) return;
+  await tx.triggerDrop.createMany({
+    data: candidates.map((c) => ({
+      dedupeKey: c.dedupeKey,
+      ruleId: c.ruleId,
+      deliveryId,
+      reason: `held by triage: ${outcome.triage.disposition} — ${outcome.triage.actionDetail}`.slice(0, 2000),
+    })),
+  });
+}
+
+/** Links the triage decision to the first run the delivery created, so the run view shows it. */
+export async function linkTriageToRun(tx: Tx, outcome: TriageOutcome | null, runIds: readonly string[]): Promise<void> {
+  const runId = runIds[0];
+  if (!outcome || !runId || outcome.triage.runId) return;
+  await tx.triageDecision.update({ where: { id: outcome.triage.id }, data: { runId } });
+  if (outcome.triage.policyDecisionId) {
+    await tx.policyDecision.updateMany({ where: { id: outcome.triage.policyDecisionId, runId: null }, data: { runId } });
+  }
+}
+
+/** One phrase for the delivery's detail line. */
+export function describeTriage(outcome: TriageOutcome | null): string | null {
+  if (!outcome) return null;
+  const t = outcome.triage;
+  return `triage ${t.disposition}${outcome.created ? "" : " (decided earlier)"}: ${t.actionDetail}`;
+}
