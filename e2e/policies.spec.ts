@@ -88,12 +88,6 @@ test.describe("policies: rules with proofs", () => {
 
   test("a viewer sees a policy read-only and can still try it", async ({ page, baseURL }) => {
     await signIn(page, baseURL!, "user_viewer");
-    // Slow scripts make hydration late, as on a loaded CI machine: the panel must not take
-    // picks or clicks on the server HTML (they were lost, and this test flaked).
-    await page.route("**/_next/static/chunks/**", async (route) => {
-      await new Promise((r) => setTimeout(r, 1_500));
-      await route.continue();
-    });
     await page.goto("/policies/change_gate");
     await expect(page.getByRole("heading", { name: "Change gate", level: 1 })).toBeVisible();
     await expect(page.getByRole("note")).toContainText("only an Airlock admin can change policies");

@@ -1,6 +1,7 @@
 "use client";
 
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef } from "react";
 import { ProofTree } from "@/components/policies/proof-tree";
 import { useTRPC } from "@/components/providers/trpc";
 import { Badge } from "@/components/ui/badge";
@@ -22,10 +23,24 @@ const actionLabel: Record<string, string> = {
   roll_back_request: "roll-back requested",
 };
 
-export function PolicyDecisions({ runId }: { runId: string }) {
+export function PolicyDecisions({ runId, lastEventSeq }: { runId: string; lastEventSeq: number }) {
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const decisions = useQuery(trpc.proofs.byRun.queryOptions({ runId }));
   const triage = useQuery(trpc.triage.byRun.queryOptions({ runId }));
+  // A triage decision linked to a sibling run of the same failure is not among this run's own.
+  const triageDecisionId = triage.data?.policyDecisionId ?? null;
+  const linked = decisions.data?.some((d) => d.id === triageDecisionId) ?? true;
+  const shared = useQuery({ ...trpc.proofs.byId.queryOptions({ decisionId: triageDecisionId ?? "" }), enabled: triageDecisionId !== null && !linked });
+  const all = shared.data && !linked ? [shared.data, ...(decisions.data ?? [])] : decisions.data;
+  // New events may mean new decisions (the worker's runner selection, a write-back's gate).
+  const seen = useRef(lastEventSeq);
+  useEffect(() => {
+    if (seen.current === lastEventSeq) return;
+    seen.current = lastEventSeq;
+    void queryClient.invalidateQueries({ queryKey: trpc.proofs.byRun.queryKey({ runId }) });
+    void queryClient.invalidateQueries({ queryKey: trpc.triage.byRun.queryKey({ runId }) });
+  }, [queryClient, trpc, runId, lastEventSeq]);
 
   return (
     <Section title="Policy decisions">
@@ -50,11 +65,11 @@ export function PolicyDecisions({ runId }: { runId: string }) {
         <p role="alert" className="text-sm text-red-700 dark:text-red-400">
           {decisions.error.message}
         </p>
-      ) : decisions.data.length === 0 ? (
+      ) : !all || all.length === 0 ? (
         <Empty>No policy decision yet.</Empty>
       ) : (
         <ul className="space-y-2">
-          {decisions.data.map((d) => {
+          {all.map((d) => {
             const kind = d.decision.policy.kind;
             return (
               <li key={d.id}>

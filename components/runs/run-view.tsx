@@ -63,7 +63,7 @@ export function RunView({ runId }: { runId: string }) {
           )}
         </div>
         <aside aria-label="Run details" tabIndex={0} className="min-h-0 space-y-3 focus-visible:outline-2 focus-visible:outline-indigo-500 lg:overflow-y-auto">
-          <PolicyDecisions runId={runId} />
+          <PolicyDecisions runId={runId} lastEventSeq={r.lastEventSeq} />
           <DetailsPane run={r} />
         </aside>
       </div>

@@ -14,9 +14,13 @@ export type RunTriageView = {
   createdAt: Date;
 };
 
+/** The triage of the failure a run is about: linked to the run, else to the run's pipeline. */
 export async function runTriage(opts: { db: Db; runId: string }): Promise<RunTriageView | null> {
+  const run = await opts.db.agentDispatchRun.findUnique({ where: { id: opts.runId }, select: { pipelineId: true } });
+  if (!run) return null;
+  // One failure can dispatch several rules' runs; the decision is linked to the first of them.
   const row = await opts.db.triageDecision.findFirst({
-    where: { runId: opts.runId },
+    where: run.pipelineId ? { OR: [{ runId: opts.runId }, { pipelineId: run.pipelineId }] } : { runId: opts.runId },
     orderBy: { createdAt: "asc" },
     include: { pipeline: { select: { checkName: true } } },
   });
