@@ -6,16 +6,17 @@ import type { TriageRow } from "./triage";
 
 export async function notifyOwner(
   tx: Tx,
-  opts: { triage: TriageRow; repository: Repository; checkName: string; pullRequestId: string | null; ruleName: string | null },
+  opts: { triage: TriageRow; repository: Repository; checkName: string; pullRequestId: string | null; ruleName: string | null; why?: string },
 ): Promise<{ id: string; created: boolean }> {
   const { triage, repository, checkName } = opts;
   const sha = triage.headSha.slice(0, 12);
   const rollBack = triage.action === "roll_back_request";
-  const why = triage.refusal
+  const decided = triage.refusal
     ? `The triage policy could not decide (${triage.refusal}), so a person decides.`
     : opts.ruleName
       ? `Triage rule ${opts.ruleName} decided ${triage.disposition.replaceAll("_", " ")}.`
       : `No triage rule classified this failure (${triage.disposition.replaceAll("_", " ")} by default).`;
+  const why = opts.why ?? decided;
   return notify(tx, {
     kind: rollBack ? "triage_rollback" : "triage_escalated",
     repositoryId: repository.id,

@@ -1,9 +1,10 @@
 // The "triage.rerun" job: a GitHub rerun that triage decided, performed after the decision
 // committed. Runs at most once per triage row: only a `pending` action calls GitHub, and the
-// outcome is recorded on the row (requested, or failed with GitHub's reason and the owner told).
-import type { Db } from "@/server/db";
+// outcome is recorded on the row (requested, or failed with GitHub's reason and the owners told).
+import { transaction, type Db } from "@/server/db";
 import { rerunGithubCheck } from "@/server/forges/github/rerun-check";
 import { ForgeError } from "@/server/forges/types";
+import { notifyOwner } from "./notify-owner";
 
 export type GithubRerunSettings = { githubToken: string | null; githubApiUrl?: string | null };
 
@@ -32,9 +33,19 @@ export async function performTriageRerun(opts: { db: Db; triageId: string; setti
     status = "failed";
     detail = err.message;
   }
-  await db.triageDecision.updateMany({
-    where: { id: triage.id, actionStatus: "pending" },
-    data: { actionStatus: status, actionDetail: `${triage.actionDetail}; ${detail}`.slice(0, 2000) },
+  await transaction(db, "performTriageRerun", async (tx) => {
+    const updated = await tx.triageDecision.updateMany({
+      where: { id: triage.id, actionStatus: "pending" },
+      data: { actionStatus: status, actionDetail: `${triage.actionDetail}; ${detail}`.slice(0, 2000) },
+    });
+    // A rerun GitHub refused leaves the failure with nobody acting on it: its owners are told.
+    if (updated.count === 1 && status === "failed") {
+      const repo = await tx.repository.findUniqueOrThrow({ where: { id: triage.repositoryId } });
+      const pipeline = await tx.pipeline.findUniqueOrThrow({ where: { id: triage.pipelineId }, select: { checkName: true } });
+      const row = await tx.triageDecision.findUniqueOrThrow({ where: { id: triage.id } });
+      const note = await notifyOwner(tx, { triage: row, repository: repo, checkName: pipeline.checkName, pullRequestId: null, ruleName: null, why: "Triage decided to rerun this failure once, but the rerun could not be started." });
+      await tx.triageDecision.update({ where: { id: triage.id }, data: { notificationId: note.id } });
+    }
   });
   return { status, detail };
 }

@@ -13,7 +13,7 @@ process.env.GITHUB_WEBHOOK_SECRET = "webhook-secret-for-triage-tests";
 const { getDb } = await import("@/server/db");
 const { createRepository } = await import("@/server/testing/factories");
 const { createRule, createStack, sha } = await import("@/server/domain/ingest/fixtures/world");
-const { failedWorkflowJob } = await import("@/server/domain/ingest/fixtures/deliveries");
+const { failedCheckRun, failedWorkflowJob } = await import("@/server/domain/ingest/fixtures/deliveries");
 const { LOGS, localFailedCheck } = await import("@/server/domain/ingest/fixtures/local-events");
 const { deliver, evaluateAll, post } = await import("@/server/domain/ingest/fixtures/harness");
 const { ingestCiEvent } = await import("@/server/domain/ingest/delivery/ingest-ci-event");
@@ -165,6 +165,20 @@ describe("escalate and roll back", () => {
     expect(notes.map((n) => n.kind)).toEqual(["triage_rollback"]);
   });
 
+  it("triages each external check run of one suite on its own, so a re-requested check that fails again is decided again", async () => {
+    const repository = await createRepository();
+    const check = (checkRunId: number) =>
+      failedCheckRun({ repo: repository.fullName, suiteId: 9401, checkRunId, name: "lint", headSha: sha("suite"), headBranch: "main", appName: "Buildkite" });
+    await deliver(db, check(940101));
+    await deliver(db, check(940101));
+    await deliver(db, check(940102));
+    const triage = await db.triageDecision.findMany({ where: { repositoryId: repository.id }, orderBy: { createdAt: "asc" }, include: { policyDecision: true } });
+    expect(triage).toHaveLength(2);
+    expect(new Set(triage.map((t) => t.pipelineId)).size).toBe(1);
+    // The second check run is a rerun of the first: it counts.
+    expect(triage[1]!.policyDecision!.facts).toMatchObject({ failing_stage: { value: "lint" }, prior_reruns: { value: 1 } });
+  });
+
   it("fails closed when no stage can be named: escalated with the refusal, no decision stored", async () => {
     const repository = await createRepository();
     const failure = failedWorkflowJob({ repo: repository.fullName, runId: 9301, jobId: 930101, jobName: "matrix-7", step: "Step 3", headSha: sha("unknown-stage"), headBranch: "main", workflowName: "Nightly" });
@@ -204,7 +218,14 @@ describe("GitHub rerun", () => {
       const refused = await make(2);
       const result = await performTriageRerun({ db, triageId: refused.id, settings });
       expect(result.status).toBe("failed");
-      expect((await db.triageDecision.findUniqueOrThrow({ where: { id: refused.id } })).actionDetail).toContain("already running");
+      const failed = await db.triageDecision.findUniqueOrThrow({ where: { id: refused.id } });
+      expect(failed.actionDetail).toContain("already running");
+      // Nobody is left without a decision: the owners are told the rerun did not happen, once.
+      expect(await performTriageRerun({ db, triageId: refused.id, settings })).toMatchObject({ status: "failed" });
+      const notes = await db.notification.findMany({ where: { repositoryId: repository.id } });
+      expect(notes).toHaveLength(1);
+      expect(notes[0]).toMatchObject({ kind: "triage_escalated", id: failed.notificationId });
+      expect(requests).toHaveLength(2);
     } finally {
       server.close();
     }

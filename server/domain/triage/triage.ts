@@ -31,8 +31,13 @@ export type TriageOutcome = {
 
 const DISPOSITIONS = ["rerun_once", "fix_forward", "escalate_to_owner", "roll_back"] as const;
 
-export function triageKey(pipelineId: string, runAttempt: number | null): string {
-  return `triage:${pipelineId}#${runAttempt ?? 1}`;
+/**
+ * One triage per failed attempt: a workflow run's attempt (its workflow_run and workflow_job
+ * deliveries share it), a local CI pipeline, or one external check run (a re-requested check
+ * run is a new check run in the same suite, so it gets its own decision).
+ */
+export function triageKey(event: Pick<FailedCheckEvent, "via" | "runAttempt" | "jobId">, pipelineId: string): string {
+  return event.via === "check_run" && event.jobId ? `triage:${pipelineId}:check-run:${event.jobId}` : `triage:${pipelineId}#${event.runAttempt ?? 1}`;
 }
 
 export function rerunKey(repositoryId: string, headSha: string, checkName: string): string {
@@ -52,7 +57,7 @@ export async function triageFailedCheck(opts: {
 }): Promise<TriageOutcome | null> {
   const { tx, repository, event, records } = opts;
   if (!records.pipelineId) return null;
-  const key = triageKey(records.pipelineId, event.runAttempt);
+  const key = triageKey(event, records.pipelineId);
   // The pipeline's lock is already held by writeRecords; this one orders triage of one attempt.
   await advisoryLock(tx, key);
   const existing = await tx.triageDecision.findUnique({ where: { key } });
@@ -80,7 +85,8 @@ export async function triageFailedCheck(opts: {
     refusal = err.message;
   }
 
-  const checkName = subject.pipeline.checkName;
+  // External checks of one suite share a pipeline: each check run is its own check.
+  const checkName = event.via === "check_run" && subject.job ? subject.job.name : subject.pipeline.checkName;
   const rerun = rerunKey(repository.id, subject.pipeline.headSha, checkName);
   let action: TriageActionKind;
   let status: TriageActionStatus;
