@@ -239,6 +239,18 @@ export function DetailsPane({ run }: { run: RunDetailView }) {
             ))}
           </ul>
         )}
+        {run.rerunPipelines.length > 0 && (
+          <ul className="mt-2 space-y-1 text-sm" aria-label="Check reruns">
+            {run.rerunPipelines.map((p) => (
+              <li key={p.id} className="flex items-center justify-between gap-2" data-testid="check-rerun">
+                <span className="break-all">
+                  check rerun {p.checkName} ({p.externalId}) at <span className="font-mono text-xs">{p.headSha.slice(0, 12)}</span>
+                </span>
+                <Badge tone={p.conclusion === "success" ? "success" : p.conclusion ? "danger" : "warning"}>{p.conclusion ?? p.status}</Badge>
+              </li>
+            ))}
+          </ul>
+        )}
       </Section>
     </>
   );
