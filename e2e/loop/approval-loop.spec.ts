@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { loopDataDir, loopDb } from "../db";
 import { expect, signIn, test } from "../fixtures";
 
 // The whole loop on the local forge, with the worker running: the demo bootstrap pushes the
@@ -12,15 +12,9 @@ import { expect, signIn, test } from "../fixtures";
 
 const REPOSITORY = "demo/calculator";
 
-/** The loop server's bare repository for the demo, when its data dir is known to the spec. */
-function bareRepo(): string | null {
-  const dirs = [process.env.E2E_LOOP_DATA_DIR, process.env.AIRLOCK_DATA_DIR, "test-results/loop-data", "test-results/loop/.airlock"].filter((d): d is string => Boolean(d));
-  for (const d of dirs) {
-    const path = resolve(d, "forge", "demo", "calculator.git");
-    if (existsSync(resolve(path, "HEAD"))) return path;
-  }
-  return null;
-}
+/** The loop server's bare repository of the demo (its data dir is written by e2e/loop/serve.mjs). */
+const bareRepo = () => resolve(loopDataDir(), "forge", "demo", "calculator.git");
+const git = (...args: string[]) => execFileSync("git", ["--git-dir", bareRepo(), ...args], { encoding: "utf8" });
 
 test.describe("approval loop", () => {
   test.setTimeout(240_000);
@@ -28,14 +22,40 @@ test.describe("approval loop", () => {
   test("a failing check, a run, a patch awaiting approval, approve, the commit lands and the check goes green", async ({ page, baseURL }) => {
     await signIn(page, baseURL!, "user_maintainer");
 
-    // The bootstrap's failed check becomes a run whose patch waits here (the queue updates live).
+    // The bootstrap's failed check (the local CI's own pipeline, not the seeded history) becomes
+    // a run whose patch waits for approval.
+    const db = await loopDb();
+    let runId = "";
+    try {
+      await expect
+        .poll(
+          async () => {
+            const { rows } = await db.query<{ id: string }>(
+              `SELECT r."id" FROM "AgentDispatchRun" r JOIN "Repository" repo ON repo."id" = r."repositoryId" JOIN "Pipeline" p ON p."id" = r."pipelineId"
+                WHERE repo."fullName" = $1 AND p."externalId" ~ '^local-ci-[0-9]+-[0-9a-z]+$' AND p."conclusion" = 'failure'
+                  -- the scripted demo agent's run (other rules may add runs for the same failure)
+                  AND r."stackSnapshot" #>> '{spec,adapter,kind}' = 'scripted'
+                ORDER BY r."createdAt" LIMIT 1`,
+              [REPOSITORY],
+            );
+            runId = rows[0]?.id ?? "";
+            return runId;
+          },
+          { timeout: 150_000, intervals: [1_000] },
+        )
+        .not.toBe("");
+    } finally {
+      await db.end();
+    }
+
+    // The queue shows the request as soon as it is made (live over SSE, no reload).
     await page.goto("/approvals");
     await expect(page.getByRole("heading", { name: "Approvals" })).toBeVisible();
-    // Updates arrive over the SSE stream, not by polling.
     await expect(page.getByTestId("approvals-live")).toHaveText("live");
-    const row = page.getByRole("row").filter({ hasText: REPOSITORY }).filter({ hasText: "pending" }).filter({ hasText: /push commits|update pr branch/ });
-    await expect(row.first()).toBeVisible({ timeout: 180_000 });
-    await row.first().getByRole("link", { name: /push commits|update pr branch/ }).click();
+    const row = page.getByRole("row").filter({ has: page.locator(`a[href="/runs/${runId}"]`) });
+    await expect(row).toContainText("pending", { timeout: 150_000 });
+    await expect(row).toContainText(REPOSITORY);
+    await row.getByRole("link", { name: /push commits|update pr branch/ }).click();
 
     // The review screen: the diff, its digest, the target and why approval is needed.
     await expect(page).toHaveURL(/\/approvals\/[a-z0-9]+$/);
@@ -48,8 +68,7 @@ test.describe("approval loop", () => {
     const headSha = ((await page.getByTestId("head-sha").textContent()) ?? "").trim();
     expect(headSha).toMatch(/^[0-9a-f]{40}$/);
     await expect(page.getByRole("region", { name: "Why approval" })).toContainText("Why this needs approval");
-    const before = bareRepo();
-    if (before) expect(execFileSync("git", ["--git-dir", before, "rev-parse", "main"], { encoding: "utf8" }).trim()).toBe(headSha);
+    expect(git("rev-parse", "main").trim()).toBe(headSha);
 
     await page.getByRole("region", { name: "Requested action" }).getByRole("button", { name: "Approve" }).click();
     await expect(page.getByText("Approved: the write-back is executing")).toBeVisible();
@@ -63,20 +82,18 @@ test.describe("approval loop", () => {
     expect(commit).not.toBe(headSha);
 
     // The branch really has the commit, with its trailers and the patched file.
-    const bare = bareRepo();
-    if (bare) {
-      expect(execFileSync("git", ["--git-dir", bare, "rev-parse", "main"], { encoding: "utf8" }).trim()).toBe(commit);
-      expect(execFileSync("git", ["--git-dir", bare, "rev-parse", `${commit}^`], { encoding: "utf8" }).trim()).toBe(headSha);
-      const message = execFileSync("git", ["--git-dir", bare, "log", "-1", "--format=%B", commit], { encoding: "utf8" });
-      expect(message).toMatch(/Airlock-Run: \S+/);
-      expect(message).toMatch(/Airlock-Approval: \S+/);
-      expect(message).toMatch(/Airlock-Write-Back: wb_[0-9a-f]+/);
-      expect(execFileSync("git", ["--git-dir", bare, "show", `${commit}:src/sum.ts`], { encoding: "utf8" })).toContain("i < values.length; i++");
-    }
+    expect(git("rev-parse", "main").trim()).toBe(commit);
+    expect(git("rev-parse", `${commit}^`).trim()).toBe(headSha);
+    const message = git("log", "-1", "--format=%B", commit);
+    const approvalId = page.url().split("/").pop() as string;
+    expect(message).toMatch(/Airlock-Run: \S+/);
+    expect(message).toContain(`Airlock-Approval: ${approvalId}`);
+    expect(message).toMatch(/Airlock-Write-Back: wb_[0-9a-f]+/);
+    expect(git("show", `${commit}:src/sum.ts`)).toContain("i < values.length; i++");
 
     // The run page: the write-back's provenance, and the check rerun at the commit, green.
     await page.getByRole("link", { name: /^#\d+/ }).first().click();
-    await expect(page).toHaveURL(/\/runs\/[a-z0-9]+$/);
+    await expect(page).toHaveURL(new RegExp(`/runs/${runId}$`));
     const provenance = page.getByRole("listitem").filter({ hasText: "approved by maintainer@airlock.local" });
     await expect(provenance).toContainText("succeeded");
     await expect(provenance).toContainText(commit);
