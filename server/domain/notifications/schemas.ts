@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { NotificationKind } from "@/server/db/generated/enums";
+
+// Shared by the domain, the router and the UI (components may import `**/schemas` files).
+
+export const zNotificationKind = z.enum(NotificationKind);
+
+export const notificationKindLabel: Record<NotificationKind, string> = {
+  fix_loop_escalated: "Fix loop escalated",
+  triage_escalated: "Triage escalated",
+  triage_rollback: "Triage rollback",
+  write_back_failed: "Write-back failed",
+};
+
+/** A console path: one leading slash, no scheme or host (`//evil.example` is refused). */
+export const zConsolePath = z
+  .string()
+  .max(500)
+  .regex(/^\/(?![/\\])[^\s]*$/, "must be a console path such as /runs/<id>");
+
+export const zNotifyInput = z.object({
+  kind: zNotificationKind,
+  repositoryId: z.string().min(1),
+  title: z.string().trim().min(1).max(200),
+  body: z.string().max(20_000),
+  href: zConsolePath,
+  runId: z.string().min(1).nullish(),
+  pullRequestId: z.string().min(1).nullish(),
+  dedupeKey: z.string().min(1).max(500),
+});
+export type NotifyInput = z.input<typeof zNotifyInput>;
