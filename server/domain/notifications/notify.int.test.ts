@@ -76,6 +76,10 @@ describe("notify", () => {
     expect(row.title).not.toContain(token);
     expect(row.body).not.toContain(token);
     expect(row.body).toContain("log line");
+    // Over-long text is cut rather than refused, so an escalation never fails on a long PR title.
+    const long = await notify(db(), { ...input(repo.id, `long:${repo.id}`), title: "t".repeat(500), body: "b".repeat(30_000) }, { webhook: null });
+    const longRow = await db().notification.findUniqueOrThrow({ where: { id: long.id } });
+    expect([longRow.title.length, longRow.body.length]).toEqual([200, 20_000]);
   });
 
   it("refuses an href that is not a console path, and an unknown kind", async () => {

@@ -18,11 +18,14 @@ export const zConsolePath = z
   .max(500)
   .regex(/^\/(?![/\\])[^\s]*$/, "must be a console path such as /runs/<id>");
 
+const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+
 export const zNotifyInput = z.object({
   kind: zNotificationKind,
   repositoryId: z.string().min(1),
-  title: z.string().trim().min(1).max(200),
-  body: z.string().max(20_000),
+  // Long text is cut, not refused: an escalation must not fail because a PR title was long.
+  title: z.string().trim().min(1).transform((s) => clip(s, 200)),
+  body: z.string().transform((s) => clip(s, 20_000)),
   href: zConsolePath,
   runId: z.string().min(1).nullish(),
   pullRequestId: z.string().min(1).nullish(),
