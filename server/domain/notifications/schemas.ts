@@ -12,6 +12,9 @@ export const notificationKindLabel: Record<NotificationKind, string> = {
   write_back_failed: "Write-back failed",
 };
 
+/** Notifications per page of /notifications (the server-rendered first page and the client agree). */
+export const INBOX_PAGE_SIZE = 30;
+
 /** A console path: one leading slash, no scheme or host (`//evil.example` is refused). */
 export const zConsolePath = z
   .string()
