@@ -3,6 +3,9 @@ import { createNotification, createRun, e2eDb, repositoryOf, unreadNotifications
 import { demoUser, expect, signIn, test } from "./fixtures";
 
 test.describe("notifications", () => {
+  // Long flows on a shared 2-core machine: the first page of a cold server alone can take 10 s.
+  test.slow();
+
   test("a maintainer sees the unread count on the bell, opens /notifications, marks read and the count drops", async ({ page, baseURL }) => {
     const maintainer = demoUser("user_maintainer").email;
     const db = await e2eDb();
