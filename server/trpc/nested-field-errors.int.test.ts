@@ -3,7 +3,7 @@
 // the top-level field. Written without JSX so it runs in the integration project (*.int.test.ts).
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
-import { createFormControl, FormProvider, type UseFormReturn } from "react-hook-form";
+import { createFormControl, FormProvider, type FieldValues, type UseFormReturn } from "react-hook-form";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TextField } from "@/components/forms/fields";
 import { applyServerErrors, type ServerError } from "@/components/forms/server-errors";
@@ -18,7 +18,7 @@ beforeAll(async () => {
   await createRepository({ members: [[maintainer, "maintainer"]] });
 });
 
-const mcp = (name: string, target: string) => ({ name, transport: "http" as const, target, secrets: [] });
+const mcp = (name: string, target: string) => ({ name, transport: "http" as const, target, secrets: [], configMaps: [], privileged: false });
 
 function badThirdServer() {
   return stackInput({ spec: { mcpServers: [mcp("sentry", "https://mcp.sentry.dev/mcp"), mcp("ci", "https://ci.example/mcp"), mcp("docs", "ftp://docs.example")] } });
@@ -39,9 +39,9 @@ describe("nested server field errors", () => {
     const res = await callHttp(maintainer, "stacks.create", input);
     const error = { message: res.error!.message, data: res.error!.data } as ServerError;
 
-    const methods = createFormControl({ defaultValues: input });
+    const methods = createFormControl<FieldValues>({ defaultValues: input });
     // The form state a rendered field reads (useForm adds it; createFormControl leaves it out).
-    const form: UseFormReturn<typeof input> = { ...methods, formState: methods.control._formState };
+    const form: UseFormReturn<FieldValues> = { ...methods, formState: methods.control._formState };
     expect(applyServerErrors(form, error)).toEqual([]);
 
     const render = (i: number) =>
