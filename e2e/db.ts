@@ -8,8 +8,21 @@ import pg from "pg";
 // server/domain/events/append.ts (counter bump, insert, NOTIFY in one transaction).
 
 export async function e2eDb() {
-  const url = readFileSync("test-results/e2e-database-url", "utf8").trim();
-  const client = new pg.Client({ connectionString: url });
+  return connect("test-results/e2e-database-url");
+}
+
+/** The `loop` project's database (e2e/loop/serve.mjs: a web server and a worker share it). */
+export async function loopDb() {
+  return connect("test-results/e2e-loop-database-url");
+}
+
+/** The `loop` server's data directory: the local forge's bare repositories live under it. */
+export function loopDataDir() {
+  return readFileSync("test-results/e2e-loop-data-dir", "utf8").trim();
+}
+
+async function connect(urlFile: string) {
+  const client = new pg.Client({ connectionString: readFileSync(urlFile, "utf8").trim() });
   await client.connect();
   return client;
 }
