@@ -45,7 +45,11 @@ describe("nested server field errors", () => {
     expect(applyServerErrors(form, error)).toEqual([]);
 
     const render = (i: number) =>
-      renderToStaticMarkup(createElement(FormProvider, form, createElement(TextField, { name: `spec.mcpServers.${i}.target`, label: `Server ${i} URL` })));
+      renderToStaticMarkup(
+        // FormProvider's props type requires `children` (no JSX in a .ts file).
+        // eslint-disable-next-line react/no-children-prop
+        createElement(FormProvider, { ...form, children: createElement(TextField, { name: `spec.mcpServers.${i}.target`, label: `Server ${i} URL` }) }),
+      );
     const third = render(2);
     expect(third).toContain("An http or sse server needs an http(s) URL");
     expect(third).toContain('aria-invalid="true"');
