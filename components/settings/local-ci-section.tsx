@@ -8,7 +8,7 @@ import { ActionButton } from "@/components/ui/action-button";
 
 // "Run check": the local CI runs the repository's check command at the tip of its default branch,
 // as a push would; a failure goes through ingest and the trigger rules like any other. One
-// request id per click (kept while a request is in flight), so a retry never queues a second run.
+// request id per click, kept until a request succeeds, so a retry never queues a second run.
 
 export function LocalCiSection({
   repositoryId,
@@ -27,14 +27,19 @@ export function LocalCiSection({
     trpc.repositorySettings.runCheck.mutationOptions({
       onSuccess: (res) => toast.success(res.queued ? `Check queued on ${res.branch}: the local CI runs it now` : `Already queued on ${res.branch}`),
       onError: (err) => toast.error(`Check not queued: ${err.message}`),
-      onSettled: () => {
-        requestId.current = null;
-      },
     }),
   );
   const run = () => {
     requestId.current ??= crypto.randomUUID();
-    mutation.mutate({ repositoryId, requestId: requestId.current, branch: "" });
+    mutation.mutate(
+      { repositoryId, requestId: requestId.current, branch: "" },
+      {
+        // A failed request keeps its id: clicking again may repeat one that did reach the server.
+        onSuccess: () => {
+          requestId.current = null;
+        },
+      },
+    );
   };
   return (
     <section aria-label="Local CI" className="space-y-2 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
