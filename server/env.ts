@@ -20,6 +20,8 @@ const zEnv = z.object({
   GITHUB_CLIENT_SECRET: z.string().optional(),
   GITHUB_WEBHOOK_SECRET: z.string().optional(),
   GITHUB_TOKEN: z.string().optional(),
+  // GitHub's REST API root; set for GitHub Enterprise Server (https://HOST/api/v3).
+  GITHUB_API_URL: z.string().url().optional(),
   WEBHOOK_MAX_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
   AIRLOCK_BOT_HANDLE: z.string().default("@agent"),
   AIRLOCK_DEMO_PASSWORD: z.string().min(8).optional(),
@@ -57,6 +59,12 @@ const zEnv = z.object({
   AIRLOCK_K8S_CONFIG: z.string().optional(),
   /** Image that runs the agent command in a kubernetes pool's Job. */
   AIRLOCK_K8S_AGENT_IMAGE: z.string().default("ghcr.io/airlock/agent-runner:latest"),
+
+  // ---- notifications (server/domain/notifications)
+  /** Every notification is also POSTed here as JSON. Unset: in-app only. */
+  AIRLOCK_NOTIFICATION_WEBHOOK_URL: z.string().url().optional(),
+  /** When set, each POST carries `X-Airlock-Signature-256: sha256=<HMAC of the body>`. */
+  AIRLOCK_NOTIFICATION_WEBHOOK_SECRET: z.string().min(16).optional(),
 });
 
 export type Env = z.infer<typeof zEnv>;

@@ -26,6 +26,8 @@ export const jobs = {
     .refine((p) => p.approvalId !== undefined || p.writeBackId !== undefined, "approvalId or writeBackId is required"),
   /** Prepare the demo repository in the local forge and run its check once (idempotent). */
   "demo.bootstrap": z.object({}).passthrough().default({}),
+  /** POST one notification to the configured webhook; bounded, idempotent once delivered. */
+  "notification.deliver": z.object({ notificationId: z.string().min(1) }),
   /** Rerun a failed GitHub check that CI triage decided to rerun once (at most once per decision). */
   "triage.rerun": z.object({ triageId: z.string().min(1) }),
 } as const;

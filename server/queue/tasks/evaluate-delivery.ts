@@ -11,5 +11,5 @@ import { parseJobPayload } from "../jobs";
  */
 export async function evaluateDeliveryTask(payload: unknown, { db }: { db: Db }): Promise<void> {
   const { deliveryId } = parseJobPayload("delivery.evaluate", payload);
-  await evaluateDelivery({ db, deliveryId, changedFiles: githubChangedFiles({ token: env.GITHUB_TOKEN ?? null }) });
+  await evaluateDelivery({ db, deliveryId, changedFiles: githubChangedFiles({ token: env.GITHUB_TOKEN ?? null, baseUrl: env.GITHUB_API_URL ?? null }) });
 }
