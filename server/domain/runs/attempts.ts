@@ -32,10 +32,22 @@ export function maxRetriesOf(stackSnapshot: unknown): number {
  * and its queue and status events (appended now, or pushed onto `deferEvents`). The caller holds
  * the run row lock.
  */
-export async function queueAttempt(tx: Tx, opts: { runId: string; reason: string; now: Date; deferEvents?: RunEventInput[] }) {
-  const [last] = await tx.$queryRaw<{ number: number; token: number }[]>`
-    SELECT coalesce(max("number"), 0)::int AS "number", coalesce(max("fencingToken"), 0)::int AS "token"
-    FROM "DispatchAttempt" WHERE "runId" = ${opts.runId}`;
+export async function queueAttempt(
+  tx: Tx,
+  opts: {
+    runId: string;
+    reason: string;
+    now: Date;
+    deferEvents?: RunEventInput[];
+    /** The run's attempts, when the caller read them all under the run lock (saves a query). */
+    attempts?: { number: number; fencingToken: number }[];
+  },
+) {
+  const [last] = opts.attempts
+    ? [{ number: Math.max(0, ...opts.attempts.map((a) => a.number)), token: Math.max(0, ...opts.attempts.map((a) => a.fencingToken)) }]
+    : await tx.$queryRaw<{ number: number; token: number }[]>`
+        SELECT coalesce(max("number"), 0)::int AS "number", coalesce(max("fencingToken"), 0)::int AS "token"
+        FROM "DispatchAttempt" WHERE "runId" = ${opts.runId}`;
   const number = (last?.number ?? 0) + 1;
   const attempt = await tx.dispatchAttempt.create({
     data: { runId: opts.runId, number, status: "queued", fencingToken: (last?.token ?? 0) + 1, queuedAt: opts.now },
