@@ -192,24 +192,26 @@ export async function claimNextAttempt(opts: {
     // locks that foreign keys to the pool take (attempt/run rows naming it), which would deadlock.
     const [pool] = await tx.$queryRaw<{ concurrency: number }[]>`
       SELECT "concurrency" FROM "RunnerPool" WHERE "id" = ${chosen.id} FOR NO KEY UPDATE`;
-    const busy = await tx.dispatchAttempt.count({ where: { runnerPoolId: chosen.id, status: { in: ["starting", "running"] } } });
-    if (!pool || busy >= pool.concurrency) {
+    const flushWaiting = async (reason: string) => {
       if (events.length > 0) await appendRunEvents({ db: tx, runId: run.id, attemptId: attempt.id, events });
-      return { kind: "waiting", reason: `pool ${chosen.name} is at its concurrency (${busy} of ${pool?.concurrency ?? 0})` };
-    }
-
+      return { kind: "waiting" as const, reason };
+    };
+    if (!pool) return flushWaiting(`pool ${chosen.name} no longer exists`);
+    // Count the pool's active attempts and take the slot in one statement (read after the pool
+    // lock, so no other claimer's slot can be missing from the count).
     const at = now();
-    await tx.dispatchAttempt.update({
-      where: { id: attempt.id },
-      data: {
-        status: "starting",
-        runnerRef: opts.workerRef,
-        heartbeatAt: at,
-        runnerPoolId: chosen.id,
-        runtimeServiceAccount: decision.runtimeServiceAccount?.name ?? null,
-        runnerServiceAccount: decision.runnerServiceAccount?.name ?? null,
-      },
-    });
+    const [slot] = await tx.$queryRaw<{ busy: number; claimed: number }[]>`
+      WITH busy AS (
+        SELECT count(*)::int AS n FROM "DispatchAttempt" WHERE "runnerPoolId" = ${chosen.id} AND "status" IN ('starting', 'running')
+      ), claimed AS (
+        UPDATE "DispatchAttempt"
+        SET "status" = 'starting', "runnerRef" = ${opts.workerRef}, "heartbeatAt" = ${at}, "runnerPoolId" = ${chosen.id},
+            "runtimeServiceAccount" = ${decision.runtimeServiceAccount?.name ?? null}, "runnerServiceAccount" = ${decision.runnerServiceAccount?.name ?? null}
+        WHERE "id" = ${attempt.id} AND (SELECT n FROM busy) < ${pool.concurrency}
+        RETURNING 1
+      )
+      SELECT (SELECT n FROM busy) AS "busy", (SELECT count(*) FROM claimed)::int AS "claimed"`;
+    if (slot?.claimed !== 1) return flushWaiting(`pool ${chosen.name} is at its concurrency (${slot?.busy ?? 0} of ${pool.concurrency})`);
     events.push(
       { type: "queue", payload: { phase: "dequeued", attemptNumber: attempt.number, poolName: chosen.name, waitMs: Math.max(0, at.getTime() - attempt.queuedAt.getTime()) } },
       attemptStatusEvent(attempt.number, "queued", "starting", `a worker picked the attempt on pool ${chosen.name} and is preparing its workspace`),
