@@ -175,7 +175,7 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
   } catch (err) {
     if (err instanceof AgentStartError) {
       log(`${tag}: could not start: ${err.message}`);
-      await failAttemptStart({ db, fence, reason: err.message }).catch(onWriteError);
+      await failAttemptStart({ db, fence, reason: err.message, transient: err.transient }).catch(onWriteError);
       return await ended("start_failed");
     }
     if (isFencedError(err)) {

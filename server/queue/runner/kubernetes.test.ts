@@ -96,6 +96,22 @@ describe("kubernetes attempts", () => {
     expect(cluster.calls).toEqual([]);
   });
 
+  it("a cluster that is briefly unavailable fails the start transiently (retried); a refusal does not", async () => {
+    const unavailable = fakeCluster([], "succeeded");
+    unavailable.api.createJob = async () => {
+      throw Object.assign(new Error("HTTP-Code: 503 Service Unavailable"), { code: 503 });
+    };
+    const failed = await start(unavailable.api, claim("trusted", false)).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ name: "AgentStartError", transient: true, message: expect.stringMatching(/the cluster refused the Job/) });
+    expect(unavailable.calls).toContain("delete configmap airlock-run1-att1-input");
+
+    const forbidden = fakeCluster([], "succeeded");
+    forbidden.api.createJob = async () => {
+      throw Object.assign(new Error("HTTP-Code: 403 Forbidden"), { code: 403 });
+    };
+    expect(await start(forbidden.api, claim("trusted", false)).catch((e: unknown) => e)).toMatchObject({ name: "AgentStartError", transient: false });
+  });
+
   it("deletes the Job when cancelled or past the wall clock", async () => {
     const cluster = fakeCluster([], "active");
     const abort = new AbortController();
