@@ -26,6 +26,8 @@ export const jobs = {
     .refine((p) => p.approvalId !== undefined || p.writeBackId !== undefined, "approvalId or writeBackId is required"),
   /** Prepare the demo repository in the local forge and run its check once (idempotent). */
   "demo.bootstrap": z.object({}).passthrough().default({}),
+  /** POST one notification to the configured webhook; bounded, idempotent once delivered. */
+  "notification.deliver": z.object({ notificationId: z.string().min(1) }),
 } as const;
 
 export type JobName = keyof typeof jobs;

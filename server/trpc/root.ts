@@ -2,6 +2,7 @@ import { createCallerFactory, router } from "./init";
 import { approvalsRouter } from "./routers/approvals";
 import { auditRouter } from "./routers/audit";
 import { metricsRouter } from "./routers/metrics";
+import { notificationsRouter } from "./routers/notifications";
 import { policiesRouter } from "./routers/policies";
 import { poolsRouter } from "./routers/pools";
 import { proofsRouter } from "./routers/proofs";
@@ -23,6 +24,7 @@ export const appRouter = router({
   pools: poolsRouter,
   repositorySettings: repositorySettingsRouter,
   approvals: approvalsRouter,
+  notifications: notificationsRouter,
 });
 
 export type AppRouter = typeof appRouter;
