@@ -19,7 +19,8 @@ function runWrapped(agentScript: string, before?: (dir: string) => void) {
   dirs.push(dir);
   before?.(dir);
   const [cmd, ...args] = withArtifactFrames(["/bin/sh", "-c", agentScript]);
-  const r = spawnSync(cmd!, args, { env: { PATH: process.env.PATH, AIRLOCK_ARTIFACTS_DIR: dir }, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", AIRLOCK_ARTIFACTS_DIR: dir };
+  const r = spawnSync(cmd!, args, { env: env as NodeJS.ProcessEnv, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
   if (r.error) throw r.error;
   return { status: r.status, lines: r.stdout.split("\n").filter(Boolean), dir };
 }
