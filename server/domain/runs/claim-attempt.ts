@@ -1,6 +1,6 @@
 import type { Db, Prisma, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
-import type { RunStatus } from "@/server/db/generated/enums";
+import type { AttemptStatus, RunStatus } from "@/server/db/generated/enums";
 import { appendRunEvents } from "../events/append";
 import type { RunEventInput } from "../events/catalogue";
 import { admissionEventPayload, type AdmissionDecision } from "../pools/admission";
@@ -121,7 +121,10 @@ export async function claimNextAttempt(opts: {
     const status = locked.status;
     run.status = status;
     run.admission = locked.admission;
-    const attempts = await tx.dispatchAttempt.findMany({ where: { runId: opts.runId }, orderBy: { number: "desc" } });
+    // Raw SQL on this path: each ORM query costs the worker more CPU than its round trip.
+    const attempts = await tx.$queryRaw<{ id: string; number: number; status: AttemptStatus; fencingToken: number; queuedAt: Date }[]>`
+      SELECT "id", "number", "status"::text AS "status", "fencingToken", "queuedAt"
+      FROM "DispatchAttempt" WHERE "runId" = ${opts.runId} ORDER BY "number" DESC`;
 
     if (status !== "queued") {
       // A cancelled or failed run may still have an attempt waiting in the queue: close it.
@@ -156,10 +159,9 @@ export async function claimNextAttempt(opts: {
       decision = await storeAdmissionDecisions(tx, { runId: run.id, attemptId: attempt.id, plan: planned });
       const stored = storedAdmission(decision, attempt, now());
       run.admission = stored as Prisma.JsonValue;
-      await tx.agentDispatchRun.update({
-        where: { id: run.id },
-        data: { admission: stored as Prisma.InputJsonValue, runnerPoolId: decision.pool?.id ?? null },
-      });
+      await tx.$executeRaw`
+        UPDATE "AgentDispatchRun" SET "admission" = ${JSON.stringify(stored)}::jsonb, "runnerPoolId" = ${decision.pool?.id ?? null}, "updatedAt" = ${now()}
+        WHERE "id" = ${run.id}`;
       events.push(
         { type: "admission", payload: admissionEventPayload(decision) },
         {
