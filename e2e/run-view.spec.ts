@@ -194,12 +194,24 @@ test.describe("the run view", () => {
     await expect(controls.getByRole("button", { name: "Cancel run" })).toHaveAccessibleDescription(/needs the maintainer role/);
     await expect(controls.getByRole("button", { name: "Retry" })).toHaveAccessibleDescription(/running; retry is for failed, cancelled or escalated runs/);
     await expect(controls.getByRole("button", { name: "Fork" })).toHaveAccessibleDescription(/needs the maintainer role/);
-    // No mutation attaches context yet: it says so instead of pretending.
-    await controls.getByRole("button", { name: "Attach context" }).hover();
-    await expect(page.getByRole("tooltip").filter({ hasText: "Not available yet" }).first()).toBeVisible();
+    await expect(controls.getByRole("button", { name: "Attach context" })).toHaveAccessibleDescription(/needs the maintainer role/);
 
     await session(page, baseURL!, "user_maintainer");
     await page.goto(`/runs/${runId}`);
+    // Attach context: a note with a pasted token reaches the transcript live, the token redacted.
+    const token = `ghp_${"Zx9Yw8Vu7T".repeat(4)}`;
+    await page.getByRole("region", { name: "Run controls" }).getByRole("button", { name: "Attach context" }).click();
+    const attach = page.getByRole("dialog", { name: "Attach context" });
+    await attach.getByLabel("Title").fill("Flaky clock");
+    await attach.getByRole("button", { name: "Attach" }).click();
+    await expect(attach.getByRole("alert")).toHaveText("Required");
+    await attach.getByLabel("Note").fill(`The clock test is **flaky**; CI used ${token}.`);
+    await attach.getByRole("button", { name: "Attach" }).click();
+    await expect(attach).toBeHidden();
+    const attached = page.getByTestId("transcript").locator("div", { hasText: "context attached" }).last();
+    await expect(attached).toContainText("Flaky clock");
+    await expect(attached).toContainText("1 redacted");
+    await expect(page.getByTestId("transcript")).not.toContainText(token);
     const cancel = page.getByRole("region", { name: "Run controls" }).getByRole("button", { name: "Cancel run" });
     await expect(cancel).not.toHaveAttribute("aria-disabled", "true");
     await cancel.click();

@@ -20,6 +20,8 @@ const zEnv = z.object({
   GITHUB_CLIENT_SECRET: z.string().optional(),
   GITHUB_WEBHOOK_SECRET: z.string().optional(),
   GITHUB_TOKEN: z.string().optional(),
+  // GitHub's REST API root; set for GitHub Enterprise Server (https://HOST/api/v3).
+  GITHUB_API_URL: z.string().url().optional(),
   WEBHOOK_MAX_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
   AIRLOCK_BOT_HANDLE: z.string().default("@agent"),
   AIRLOCK_DEMO_PASSWORD: z.string().min(8).optional(),

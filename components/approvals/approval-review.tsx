@@ -11,9 +11,11 @@ import { Button } from "@/components/ui/button";
 import type { Presented } from "@/server/domain/approvals/presented";
 import { ApprovalActions } from "./approval-actions";
 import { statusTone } from "./approvals-queue";
+import { useApprovalStream } from "./use-approval-stream";
 
 // The review screen: everything the approver must see before a write-back leaves the sandbox,
-// frozen when it was requested, then the decision controls. Polls while the request is open.
+// frozen when it was requested, then the decision controls. Live over SSE (polls while the
+// stream reconnects and the request is open).
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -29,7 +31,8 @@ const list = (xs: readonly string[]) => (xs.length ? xs.join(", ") : "none");
 export function ApprovalReview({ approvalId }: { approvalId: string }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
-  const q = useQuery({ ...trpc.approvals.byId.queryOptions({ approvalId }), refetchInterval: (query) => (query.state.data?.status === "pending" || query.state.data?.status === "approved" ? 2000 : false) });
+  const live = useApprovalStream();
+  const q = useQuery({ ...trpc.approvals.byId.queryOptions({ approvalId }), refetchInterval: (query) => (live !== "live" && (query.state.data?.status === "pending" || query.state.data?.status === "approved") ? 2000 : false) });
   const a = q.data;
   const proof = useQuery({ ...trpc.proofs.byId.queryOptions({ decisionId: a?.policyDecisionId ?? "" }), enabled: Boolean(a?.policyDecisionId) });
   const retry = useMutation(trpc.approvals.retryWriteBack.mutationOptions({ onSuccess: () => qc.invalidateQueries(), onError: (e) => toast.error(e.message) }));

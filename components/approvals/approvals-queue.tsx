@@ -5,9 +5,11 @@ import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
 import { Badge } from "@/components/ui/badge";
+import { useApprovalStream } from "./use-approval-stream";
 
 // The approvals queue: pending first, oldest first, with counts and filters (repository,
-// action, stack, age). Polls every 3 s, so a request appears and leaves without a reload.
+// action, stack, age). Live over SSE, so a request appears and leaves without a reload; polls
+// only while the stream is reconnecting.
 
 export const approvalActions = ["push_commits", "update_pr_branch", "open_pr", "comment", "review", "approve_review", "rerun_workflow", "publish_release", "privileged_capability"] as const;
 type Action = (typeof approvalActions)[number];
@@ -31,8 +33,10 @@ export function ApprovalsQueue() {
   const [stack, setStack] = useState("");
   const [olderThanMinutes, setOlder] = useState<number | undefined>();
   const filter = { repositoryId, action, stack: stack.trim() || undefined, olderThanMinutes };
-  const list = useQuery({ ...trpc.approvals.list.queryOptions({ ...filter, limit: 100 }), refetchInterval: 3000 });
-  const counts = useQuery({ ...trpc.approvals.counts.queryOptions(filter), refetchInterval: 3000 });
+  const live = useApprovalStream();
+  const poll = live === "live" ? false : 5000;
+  const list = useQuery({ ...trpc.approvals.list.queryOptions({ ...filter, limit: 100 }), refetchInterval: poll });
+  const counts = useQuery({ ...trpc.approvals.counts.queryOptions(filter), refetchInterval: poll });
   const repos = useQuery(trpc.repositories.mine.queryOptions());
   const now = list.dataUpdatedAt;
   const select = "rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-950";
@@ -41,6 +45,9 @@ export function ApprovalsQueue() {
     <div className="space-y-4">
       <header className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-xl font-semibold">Approvals</h1>
+        <span className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="approvals-live">
+          {live === "live" ? "live" : "reconnecting…"}
+        </span>
         <p className="text-sm text-zinc-600 dark:text-zinc-400" aria-live="polite">
           <span data-testid="pending-count">{counts.data?.pending ?? 0}</span> pending · {counts.data?.executed ?? 0} executed · {counts.data?.rejected ?? 0} rejected · {counts.data?.expired ?? 0} expired · {counts.data?.failed ?? 0} failed
         </p>

@@ -229,7 +229,7 @@ export function DetailsPane({ run }: { run: RunDetailView }) {
                   <Badge tone={w.outcome === "succeeded" ? "success" : w.outcome === "failed" ? "danger" : "warning"}>{w.outcome}</Badge>
                 </div>
                 <p className="text-xs break-all text-zinc-600 dark:text-zinc-400">
-                  {w.approvedBy ? `approved by ${w.approvedBy}` : "exempt from approval (a repository exception applied)"}
+                  {w.approvedBy ? `approved by ${w.approvedBy}` : `exempt from approval: ${plainTerminalText(exceptionOf(w.target) ?? "a repository exception applied")}`}
                   {` · actor ${w.actor} · stack ${w.stackDigest.slice(0, 15)}… · context ${w.contextDigest.slice(0, 15)}… · prompt ${w.promptHash.slice(0, 15)}…`}
                   {w.artifactDigest && ` · artifact ${w.artifactDigest.slice(0, 15)}…`}
                   {w.externalRef && ` · ${plainTerminalText(w.externalRef)}`}
@@ -239,7 +239,25 @@ export function DetailsPane({ run }: { run: RunDetailView }) {
             ))}
           </ul>
         )}
+        {run.rerunPipelines.length > 0 && (
+          <ul className="mt-2 space-y-1 text-sm" aria-label="Check reruns">
+            {run.rerunPipelines.map((p) => (
+              <li key={p.id} className="flex items-center justify-between gap-2" data-testid="check-rerun">
+                <span className="break-all">
+                  check rerun {p.checkName} ({p.externalId}) at <span className="font-mono text-xs">{p.headSha.slice(0, 12)}</span>
+                </span>
+                <Badge tone={p.conclusion === "success" ? "success" : p.conclusion ? "danger" : "warning"}>{p.conclusion ?? p.status}</Badge>
+              </li>
+            ))}
+          </ul>
+        )}
       </Section>
     </>
   );
+}
+
+/** The exception the change gate applied to an exempt write-back (stored on its target). */
+function exceptionOf(target: unknown): string | null {
+  const e = target && typeof target === "object" && "exception" in target ? (target as { exception?: unknown }).exception : null;
+  return typeof e === "string" ? e : null;
 }

@@ -9,6 +9,7 @@ import { ActionButton } from "@/components/ui/action-button";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { ApprovalActions } from "@/components/approvals/approval-actions";
+import { AttachContextDialog } from "./attach-context-dialog";
 import type { RunDetailView } from "./types";
 
 // The composer and the run's controls. Each control is enabled only when the
@@ -21,6 +22,7 @@ export function RunFooter({ run }: { run: RunDetailView }) {
   const [confirming, setConfirming] = useState(false);
   const [reason, setReason] = useState("");
   const [prompt, setPrompt] = useState("");
+  const [attaching, setAttaching] = useState(false);
   const c = run.controls;
   // The footer decides the oldest pending approval; each one has its own controls in the right pane.
   const pendingApproval = run.approvals.find((a) => a.status === "pending");
@@ -96,7 +98,7 @@ export function RunFooter({ run }: { run: RunDetailView }) {
           >
             Send
           </ActionButton>
-          <ActionButton size="sm" disabledReason={c.attachContext.reason} detail={c.attachContext.detail}>
+          <ActionButton size="sm" disabledReason={c.attachContext.reason} detail={c.attachContext.detail} onClick={() => setAttaching(true)}>
             Attach context
           </ActionButton>
           <span aria-hidden className="mx-1 h-6 border-l border-zinc-200 dark:border-zinc-700" />
@@ -128,6 +130,7 @@ export function RunFooter({ run }: { run: RunDetailView }) {
           </ActionButton>
         </div>
       </div>
+      <AttachContextDialog runId={run.id} open={attaching} onClose={() => setAttaching(false)} />
       <Dialog open={confirming} onClose={() => setConfirming(false)} title={`Cancel run #${run.number}?`}>
         <form
           onSubmit={(e) => {

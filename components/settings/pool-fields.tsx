@@ -1,5 +1,6 @@
 "use client";
 
+import { useFormContext, useWatch } from "react-hook-form";
 import { CheckboxField, NumberField, SelectField, TextAreaField, TextField } from "@/components/forms/fields";
 import { CheckboxGroupField } from "@/components/forms/list-fields";
 import { taskKindLabel } from "@/components/ui/format";
@@ -51,11 +52,40 @@ export function ServiceAccountFields() {
   );
 }
 
+type PoolOption = { id: string; name: string; trustTier: "trusted" | "untrusted" };
+
+/** Trust tier or named pools; the pool list shows only for a named scope. */
+function PoolScopeFields({ pools, tierHint }: { pools: PoolOption[]; tierHint: string }) {
+  const { control } = useFormContext();
+  const scope = useWatch({ control, name: "poolScope" }) as string;
+  return (
+    <>
+      <SelectField
+        name="poolScope"
+        label="Pools that may receive it"
+        options={[
+          { value: "trust_tier", label: "Every pool its trust tier allows" },
+          { value: "named_pools", label: "Only the runner pools named below" },
+        ]}
+      />
+      <CheckboxField name="trustedPoolsOnly" label="Trusted pools only" hint={tierHint} />
+      {scope === "named_pools" && (
+        <CheckboxGroupField
+          name="poolIds"
+          label="Named runner pools"
+          hint="Only these pools receive it; untrusted ones never get a privileged secret."
+          options={pools.map((p) => ({ value: p.id, label: `${p.name} (${p.trustTier})` }))}
+        />
+      )}
+    </>
+  );
+}
+
 function stackOptions(stacks: { id: string; name: string }[]) {
   return [{ value: "", label: "Every stack" }, ...stacks.map((s) => ({ value: s.id, label: s.name }))];
 }
 
-export function SecretGrantFields({ stacks }: { stacks: { id: string; name: string }[] }) {
+export function SecretGrantFields({ stacks, pools }: { stacks: { id: string; name: string }[]; pools: PoolOption[] }) {
   return (
     <>
       <div className="grid gap-3 sm:grid-cols-2">
@@ -63,20 +93,20 @@ export function SecretGrantFields({ stacks }: { stacks: { id: string; name: stri
         <SelectField name="stackId" label="Stack" options={stackOptions(stacks)} />
       </div>
       <CheckboxField name="privileged" label="Privileged secret" hint="Write scopes or production access: trusted pools only, for named task kinds, never for forks." />
-      <CheckboxField name="trustedPoolsOnly" label="Trusted pools only" hint="Unchecked: untrusted pools (fork PRs, unverified refs) may receive it too." />
+      <PoolScopeFields pools={pools} tierHint="Unchecked: untrusted pools (fork PRs, unverified refs) may receive it too." />
       <CheckboxGroupField name="taskKinds" label="Task kinds that may receive it" hint="None checked: every task kind." options={taskKindOptions} />
     </>
   );
 }
 
-export function ConfigGrantFields({ stacks }: { stacks: { id: string; name: string }[] }) {
+export function ConfigGrantFields({ stacks, pools }: { stacks: { id: string; name: string }[]; pools: PoolOption[] }) {
   return (
     <>
       <div className="grid gap-3 sm:grid-cols-2">
         <TextField name="configMapName" label="ConfigMap name" mono />
         <SelectField name="stackId" label="Stack" options={stackOptions(stacks)} />
       </div>
-      <CheckboxField name="trustedPoolsOnly" label="Trusted pools only" />
+      <PoolScopeFields pools={pools} tierHint="Unchecked: untrusted pools may receive it too." />
       <CheckboxGroupField name="taskKinds" label="Task kinds that may receive it" hint="None checked: every task kind." options={taskKindOptions} />
     </>
   );

@@ -10,9 +10,9 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { taskKindLabel } from "@/components/ui/format";
 import {
-  zConfigGrantInput,
+  configGrantSchema,
+  secretGrantSchema,
   zRunnerPoolInput,
-  zSecretGrantInput,
   zServiceAccountInput,
   type ConfigGrantFormValues,
   type RunnerPoolFormValues,
@@ -150,7 +150,7 @@ export function PoolSettings() {
       </section>
 
       <section aria-label="Secret grants" className="space-y-2">
-        <div className="flex items-center justify-between"><h2 className="text-sm font-semibold">Secret grants</h2>{add("Grant a secret", { kind: "secret", id: null, version: null, values: { secretName: "", stackId: "", privileged: false, trustedPoolsOnly: true, taskKinds: [] } })}</div>
+        <div className="flex items-center justify-between"><h2 className="text-sm font-semibold">Secret grants</h2>{add("Grant a secret", { kind: "secret", id: null, version: null, values: { secretName: "", stackId: "", privileged: false, trustedPoolsOnly: true, poolScope: "trust_tier", poolIds: [], taskKinds: [] } })}</div>
         <Table label="Secret grants" head={["Secret", "Stack", "Privileged", "Pools and task kinds that may receive it", ""]}>
           {s.secretGrants.map((g) => (
             <tr key={g.id}>
@@ -159,7 +159,7 @@ export function PoolSettings() {
               <td className={td}>{g.privileged ? <Badge tone="warning">privileged</Badge> : <Badge tone="muted">no</Badge>}</td>
               <td className={td}><Receivers receivers={g.receivers} /></td>
               <td className={`${td} whitespace-nowrap`}>
-                <Button type="button" size="sm" variant="ghost" aria-label={`${canEdit.allowed ? "Edit" : "View"} grant of ${g.secretName}`} onClick={() => setEditing({ kind: "secret", id: g.id, version: g.version, values: { secretName: g.secretName, stackId: g.stackId ?? "", privileged: g.privileged, trustedPoolsOnly: g.trustedPoolsOnly, taskKinds: g.taskKinds } })}>
+                <Button type="button" size="sm" variant="ghost" aria-label={`${canEdit.allowed ? "Edit" : "View"} grant of ${g.secretName}`} onClick={() => setEditing({ kind: "secret", id: g.id, version: g.version, values: { secretName: g.secretName, stackId: g.stackId ?? "", privileged: g.privileged, trustedPoolsOnly: g.trustedPoolsOnly, poolScope: g.poolScope, poolIds: g.poolIds, taskKinds: g.taskKinds } })}>
                   {canEdit.allowed ? "Edit" : "View"}
                 </Button>
                 {canEdit.allowed && <Button type="button" size="sm" variant="ghost" aria-label={`Revoke grant of ${g.secretName}`} onClick={() => window.confirm(`Revoke ${g.secretName}?`) && deleteGrant.mutate({ kind: "secret", id: g.id, expectedVersion: g.version })}>Revoke</Button>}
@@ -170,7 +170,7 @@ export function PoolSettings() {
       </section>
 
       <section aria-label="ConfigMap grants" className="space-y-2">
-        <div className="flex items-center justify-between"><h2 className="text-sm font-semibold">ConfigMap grants</h2>{add("Grant a ConfigMap", { kind: "config", id: null, version: null, values: { configMapName: "", stackId: "", trustedPoolsOnly: false, taskKinds: [] } })}</div>
+        <div className="flex items-center justify-between"><h2 className="text-sm font-semibold">ConfigMap grants</h2>{add("Grant a ConfigMap", { kind: "config", id: null, version: null, values: { configMapName: "", stackId: "", trustedPoolsOnly: false, poolScope: "trust_tier", poolIds: [], taskKinds: [] } })}</div>
         <Table label="ConfigMap grants" head={["ConfigMap", "Stack", "Pools and task kinds that may receive it", ""]}>
           {s.configGrants.map((g) => (
             <tr key={g.id}>
@@ -178,7 +178,7 @@ export function PoolSettings() {
               <td className={`${td} text-xs`}>{g.stackName ?? "every stack"}</td>
               <td className={td}><Receivers receivers={g.receivers} /></td>
               <td className={`${td} whitespace-nowrap`}>
-                <Button type="button" size="sm" variant="ghost" aria-label={`${canEdit.allowed ? "Edit" : "View"} grant of ${g.configMapName}`} onClick={() => setEditing({ kind: "config", id: g.id, version: g.version, values: { configMapName: g.configMapName, stackId: g.stackId ?? "", trustedPoolsOnly: g.trustedPoolsOnly, taskKinds: g.taskKinds } })}>
+                <Button type="button" size="sm" variant="ghost" aria-label={`${canEdit.allowed ? "Edit" : "View"} grant of ${g.configMapName}`} onClick={() => setEditing({ kind: "config", id: g.id, version: g.version, values: { configMapName: g.configMapName, stackId: g.stackId ?? "", trustedPoolsOnly: g.trustedPoolsOnly, poolScope: g.poolScope, poolIds: g.poolIds, taskKinds: g.taskKinds } })}>
                   {canEdit.allowed ? "Edit" : "View"}
                 </Button>
                 {canEdit.allowed && <Button type="button" size="sm" variant="ghost" aria-label={`Revoke grant of ${g.configMapName}`} onClick={() => window.confirm(`Revoke ${g.configMapName}?`) && deleteGrant.mutate({ kind: "config", id: g.id, expectedVersion: g.version })}>Revoke</Button>}
@@ -201,15 +201,15 @@ export function PoolSettings() {
         </DialogForm>
       )}
       {editing?.kind === "secret" && (
-        <DialogForm title={editing.id ? `Grant of ${editing.values.secretName}` : "Grant a secret"} open onClose={close} schema={zSecretGrantInput} defaults={editing.values} version={editing.version} canEdit={canEdit}
+        <DialogForm title={editing.id ? `Grant of ${editing.values.secretName}` : "Grant a secret"} open onClose={close} schema={secretGrantSchema(s.pools)} defaults={editing.values} version={editing.version} canEdit={canEdit}
           save={async (v, ev) => done(editing.id ? `Saved grant of ${(await m.updateSecret.mutateAsync({ ...v, ...ref(editing.id, ev) })).secretName}` : `Granted ${(await m.createSecret.mutateAsync(v)).secretName}`)}>
-          <SecretGrantFields stacks={s.stacks} />
+          <SecretGrantFields stacks={s.stacks} pools={s.pools} />
         </DialogForm>
       )}
       {editing?.kind === "config" && (
-        <DialogForm title={editing.id ? `Grant of ${editing.values.configMapName}` : "Grant a ConfigMap"} open onClose={close} schema={zConfigGrantInput} defaults={editing.values} version={editing.version} canEdit={canEdit}
+        <DialogForm title={editing.id ? `Grant of ${editing.values.configMapName}` : "Grant a ConfigMap"} open onClose={close} schema={configGrantSchema(s.pools)} defaults={editing.values} version={editing.version} canEdit={canEdit}
           save={async (v, ev) => done(editing.id ? `Saved grant of ${(await m.updateConfig.mutateAsync({ ...v, ...ref(editing.id, ev) })).configMapName}` : `Granted ${(await m.createConfig.mutateAsync(v)).configMapName}`)}>
-          <ConfigGrantFields stacks={s.stacks} />
+          <ConfigGrantFields stacks={s.stacks} pools={s.pools} />
         </DialogForm>
       )}
     </div>

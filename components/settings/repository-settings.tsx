@@ -19,6 +19,7 @@ import {
   type RepositoryPolicy,
   type RepositoryPolicyFormValues,
 } from "@/server/domain/repositories/schemas";
+import { LocalCiSection } from "./local-ci-section";
 import { MembersSection } from "./members-section";
 
 // A repository's settings: its policy as a form (the schema its procedure validates with) and
@@ -43,6 +44,7 @@ export function RepositorySettings({ repositoryId }: { repositoryId: string }) {
           <Badge tone="neutral">you are {s.role}</Badge>
         </div>
       </header>
+      <LocalCiSection repositoryId={s.id} defaultBranch={s.defaultBranch} checkCommand={s.checkCommand} runCheck={s.runCheck} />
       <PolicyForm key={s.id} repositoryId={s.id} version={s.version} policy={s.policy} canEdit={s.canEdit} />
       <MembersSection repositoryId={s.id} members={s.members} canEdit={s.canEdit} />
     </div>

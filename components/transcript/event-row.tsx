@@ -8,6 +8,7 @@ import { formatDuration, formatUsd } from "@/components/ui/format";
 import { plainTerminalText } from "./ansi";
 import { payloadOf, toolDuration, type EventRow } from "./model";
 import { SafeMarkdown } from "./safe-markdown";
+import { safeUrl } from "./safe-url";
 import { splitHighlights } from "./search";
 import type { TEvent } from "./store";
 import { TerminalLine, TerminalText } from "./terminal-text";
@@ -298,6 +299,29 @@ function EventBody({ row, runId, expanded, collapsed, query, onToggle, onToggleS
       return summaryLine("skipped", s(p.reason), "muted");
     case "context_assembled":
       return summaryLine("context", `${(n(p.sizeBytes) ?? 0).toLocaleString("en")} B, ${n(p.redactions) ?? 0} redactions${p.truncated === true ? ", truncated" : ""}`, "muted");
+    case "context_attached": {
+      // Redacted by the server; still untrusted text: Markdown for notes, terminal text for excerpts.
+      const kind = s(p.kind);
+      const href = safeUrl(s(p.url));
+      const where = s(p.path) ? `${s(p.path)}${n(p.startLine) !== null ? `:${n(p.startLine)}` : ""}` : "";
+      return (
+        <div>
+          <div className="flex flex-wrap items-center gap-2">
+            <Badge tone="info">context attached</Badge>
+            <span className="font-medium">{clip(s(p.title), 200) || words(kind)}</span>
+            <span className="text-xs text-zinc-500">by {clip(s(p.attachedBy), 320)}</span>
+            {n(p.redactions) ? <Badge tone="warning">{n(p.redactions)} redacted</Badge> : null}
+          </div>
+          {href && (
+            <a href={href} target="_blank" rel="noopener noreferrer nofollow ugc" className="break-all text-xs text-indigo-600 underline dark:text-indigo-400">
+              {clip(href, 500)}
+            </a>
+          )}
+          {where && <div className="font-mono text-xs text-zinc-500">{where}</div>}
+          {kind === "file_excerpt" ? <TerminalText text={raw(p.text)} /> : raw(p.text) && <SafeMarkdown text={raw(p.text)} />}
+        </div>
+      );
+    }
     default:
       return summaryLine(clip(e.type, 40), clip(jsonPreview(e.payload, 300).replace(/\s+/g, " "), 200), "muted");
   }

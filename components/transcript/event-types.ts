@@ -20,6 +20,7 @@ export const transcriptEventTypes = [
   "dispatch_skipped",
   "context_assembled",
   "admission",
+  "context_attached",
 ] as const;
 
 /** Events after which the run's header and panes are out of date. */

@@ -75,14 +75,25 @@ export async function runEventsResponse(req: Request, runId: string, deps: Strea
 }
 
 /** GET /api/runs/stream: status changes of the runs the user can see. */
-export async function runStatusResponse(req: Request, deps: StreamDeps = {}): Promise<Response> {
+export function runStatusResponse(req: Request, deps: StreamDeps = {}): Promise<Response> {
+  return feedResponse(req, deps, (hub, visible) => hub.subscribeStatus(visible));
+}
+
+/** GET /api/approvals/stream: new and changed approval requests on the repositories the user can see. */
+export function approvalsResponse(req: Request, deps: StreamDeps = {}): Promise<Response> {
+  return feedResponse(req, deps, (hub, visible) => hub.subscribeApprovals(visible));
+}
+
+type FeedSubscription = { take(): { bytes: Uint8Array }[]; wait(): Promise<void>; close(reason: string): void; readonly closed: boolean };
+
+async function feedResponse(req: Request, deps: StreamDeps, subscribe: (hub: RunEventHub, visible: string[] | "all") => FeedSubscription): Promise<Response> {
   const db = deps.db ?? getDb();
   const user = await (deps.user ?? ((r) => userFromHeaders(r.headers)))(req);
   if (!user) return problem(401, "Sign in to continue.");
   const busy = tooMany();
   if (busy) return busy;
   const visible = await visibleRepositoryIds(db, user);
-  const sub = (deps.hub ?? defaultHub()).subscribeStatus(visible);
+  const sub = subscribe(deps.hub ?? defaultHub(), visible);
   const encoder = new TextEncoder();
   let heartbeat: NodeJS.Timeout | null = null;
   let done = false;

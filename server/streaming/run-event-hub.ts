@@ -5,6 +5,7 @@ import { chunkOf, readEventsAfter, readRunProgress, type EventChunk, type Prepar
 import { ListenConnection } from "./listen-connection";
 import { Mailbox, type MailboxLimits } from "./mailbox";
 import { RunStatusFeed, type StatusSubscription } from "./run-status-feed";
+import { ApprovalFeed, type ApprovalSubscription } from "./approval-feed";
 
 // The per-process fan-out: ONE LISTEN connection, any number of SSE
 // subscribers. A notification carries {runId, seq}; for each burst the hub
@@ -106,12 +107,14 @@ export class RunEventHub {
   private readonly listen: ListenConnection;
   private readonly limits: MailboxLimits;
   private readonly statusFeed: RunStatusFeed;
+  private readonly approvalFeed: ApprovalFeed;
   private reads = 0;
   private dropped = 0;
 
   constructor(private readonly opts: RunEventHubOptions) {
     this.limits = { maxItems: opts.limits?.maxItems ?? 5_000, maxBytes: opts.limits?.maxBytes ?? 4 * 1024 * 1024 };
     this.statusFeed = new RunStatusFeed({ db: opts.db, windowMs: opts.statusWindowMs ?? 250, log: opts.log });
+    this.approvalFeed = new ApprovalFeed({ db: opts.db, windowMs: opts.statusWindowMs ?? 250, log: opts.log });
     this.listen = new ListenConnection({
       connectionString: opts.connectionString,
       channel: RUN_EVENTS_CHANNEL,
@@ -153,6 +156,12 @@ export class RunEventHub {
     return this.statusFeed.subscribe(visible, this.limits);
   }
 
+  /** /approvals' feed of new and changed approval requests, limited like the status feed. */
+  subscribeApprovals(visible: string[] | "all"): ApprovalSubscription {
+    this.start();
+    return this.approvalFeed.subscribe(visible, this.limits);
+  }
+
   stats(): HubStats {
     let subscribers = 0;
     let live = 0;
@@ -178,6 +187,7 @@ export class RunEventHub {
       for (const sub of [...state.subs]) sub.close("shutdown");
     }
     this.statusFeed.stop();
+    this.approvalFeed.stop();
     await this.listen.stop();
   }
 
@@ -201,6 +211,7 @@ export class RunEventHub {
     }
     if (typeof note.runId !== "string") return;
     this.statusFeed.touch(note.runId);
+    this.approvalFeed.touch(note.runId);
     const state = this.runs.get(note.runId);
     if (!state) return;
     const seq = typeof note.seq === "number" ? note.seq : Number.POSITIVE_INFINITY;
@@ -223,6 +234,7 @@ export class RunEventHub {
   private catchUpAll() {
     for (const [runId, state] of this.runs) this.announce(runId, state, Number.POSITIVE_INFINITY);
     this.statusFeed.resync();
+    this.approvalFeed.resync();
   }
 
   private async fetchLoop(runId: string, state: RunState) {

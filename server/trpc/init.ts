@@ -4,6 +4,7 @@ import { z, ZodError } from "zod";
 import type { RepoRole } from "@/server/db";
 import { getDb, type PrismaClient } from "@/server/db";
 import { repositoryRole, roleAtLeast, type SessionUser } from "@/server/auth/roles";
+import { fieldErrorsOf } from "@/server/domain/repositories/input";
 import { AppError, type AppErrorCode } from "@/server/errors";
 
 export type TRPCContext = {
@@ -46,8 +47,9 @@ const t = initTRPC.context<TRPCContext>().create({
         stack: undefined,
         reason: cause instanceof AppError ? (cause.reason ?? null) : null,
         details: cause instanceof AppError ? (cause.details ?? null) : null,
-        // zod failures become messages per field, for forms.
-        fieldErrors: cause instanceof ZodError ? z.flattenError(cause).fieldErrors : null,
+        // zod failures become messages per dotted field path ("spec.mcpServers.2.target"), so a
+        // nested error lands on its own input, not on the top-level field.
+        fieldErrors: cause instanceof ZodError ? fieldErrorsOf(cause.issues) : null,
       },
     };
   },

@@ -57,12 +57,13 @@ const samples: { [T in RunEventType]: Extract<RunEventInput, { type: T }>["paylo
     configMapsGranted: [],
     summary: "Fork PR: untrusted pool",
   },
+  context_attached: { attachmentId: "5d0c", kind: "link", title: "the red run", url: "https://ci.example/1", path: null, startLine: null, text: "", attachedBy: "maintainer@airlock.local", redactions: 0 },
 };
 
 describe("event catalogue", () => {
   it("has a sample for every type, and every sample validates", () => {
     expect(Object.keys(samples).sort()).toEqual([...runEventTypes].sort());
-    expect(runEventTypes).toHaveLength(18);
+    expect(runEventTypes).toHaveLength(19);
     for (const [type, payload] of Object.entries(samples)) {
       const result = safeValidateRunEvent({ type, payload });
       expect(result, type).toMatchObject({ ok: true });

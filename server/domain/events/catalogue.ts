@@ -220,6 +220,19 @@ export const zAdmissionPayload = z.object({
   summary: z.string().max(2000),
 });
 
+/** A person attached a note, a link or a file excerpt to the run (redacted before it is stored). */
+export const zContextAttachedPayload = z.object({
+  attachmentId: zId,
+  kind: z.enum(["note", "link", "file_excerpt"]),
+  title: z.string().max(200),
+  url: z.string().max(2_000).nullable(),
+  path: z.string().max(500).nullable(),
+  startLine: zCount.nullable(),
+  text: zText,
+  attachedBy: z.string().max(320),
+  redactions: zCount,
+});
+
 const event = <T extends string, P extends z.ZodType>(type: T, payload: P) =>
   z.object({ type: z.literal(type), payload });
 
@@ -257,6 +270,7 @@ export const zRunEventInput = z.discriminatedUnion("type", [
   event("dispatch_skipped", zDispatchSkippedPayload),
   event("context_assembled", zContextAssembledPayload),
   event("admission", zAdmissionPayload),
+  event("context_attached", zContextAttachedPayload),
 ]);
 
 export type RunEventInput = z.infer<typeof zRunEventInput>;

@@ -1,4 +1,4 @@
-import type { RepoRole, TaskKind, TrustTier } from "@/server/db/generated/enums";
+import type { GrantPoolScope, RepoRole, TaskKind, TrustTier } from "@/server/db/generated/enums";
 import { factsFrom, type Facts } from "@/server/domain/policy/facts";
 
 // Runner pool selection and grant/RBAC admission for one attempt. Pure: facts in, decision out.
@@ -32,6 +32,9 @@ export type AdmissionSecretGrant = {
   stackId: string | null;
   privileged: boolean;
   trustedPoolsOnly: boolean;
+  /** named_pools: only the pools in poolIds receive it (absent: trust_tier). */
+  poolScope?: GrantPoolScope;
+  poolIds?: string[];
   /** Empty: every task kind. */
   taskKinds: TaskKind[];
 };
@@ -41,6 +44,8 @@ export type AdmissionConfigGrant = {
   configMapName: string;
   stackId: string | null;
   trustedPoolsOnly: boolean;
+  poolScope?: GrantPoolScope;
+  poolIds?: string[];
   taskKinds: TaskKind[];
 };
 
@@ -132,6 +137,9 @@ export function runnerSelectionFacts(facts: AdmissionFacts, grants: AdmissionSec
 
 const words = (s: string) => s.replaceAll("_", " ");
 const allows = (kinds: TaskKind[], kind: TaskKind) => kinds.length === 0 || kinds.includes(kind);
+/** A grant scoped to named pools reaches only those; a trust-tier grant every pool (tier checked apart). */
+const reachesPool = (g: { poolScope?: GrantPoolScope; poolIds?: string[] }, poolId: string) =>
+  g.poolScope !== "named_pools" || (g.poolIds ?? []).includes(poolId);
 
 function checkActor(actor: AdmissionActor): { ok: boolean; verdict: string } {
   if (actor.kind === "automation") {
@@ -234,10 +242,12 @@ export function admit(input: AdmissionInput): AdmissionDecision {
   for (const name of [...new Set(input.requestedSecrets)]) {
     const grants = grantsFor(input.secretGrants, (g) => g.secretName === name, input.stack.id);
     const deny = (reason: string) => secretsDenied.push({ name, reason });
-    const usable = grants.filter((g) => allows(g.taskKinds, input.taskKind));
+    const forTask = grants.filter((g) => allows(g.taskKinds, input.taskKind));
+    const usable = forTask.filter((g) => reachesPool(g, pool.id));
     const grant = usable.find((g) => (!g.privileged || (privileged && poolTrusted)) && (!g.trustedPoolsOnly || poolTrusted));
     if (grants.length === 0) deny(`no grant lets ${input.stack.name} read it`);
-    else if (usable.length === 0) deny(`granted for ${grants.flatMap((g) => g.taskKinds).map(words).join(", ")} only, not ${words(input.taskKind)}`);
+    else if (forTask.length === 0) deny(`granted for ${grants.flatMap((g) => g.taskKinds).map(words).join(", ")} only, not ${words(input.taskKind)}`);
+    else if (usable.length === 0) deny(`granted to named pools only, not ${pool.name}`);
     else if (grant) secretsGranted.push({ name, grantId: grant.id, privileged: grant.privileged });
     else if (usable.some((g) => g.privileged) && input.isFork !== false) deny("privileged secret: fork PRs never receive privileged secrets");
     else if (usable.some((g) => g.privileged) && !poolTrusted) deny("privileged secret: untrusted code never receives privileged secrets");
@@ -248,10 +258,12 @@ export function admit(input: AdmissionInput): AdmissionDecision {
   const configMapsDenied: Denied[] = [];
   for (const name of [...new Set(input.requestedConfigMaps)]) {
     const grants = grantsFor(input.configGrants, (g) => g.configMapName === name, input.stack.id);
-    const usable = grants.filter((g) => allows(g.taskKinds, input.taskKind));
+    const forTask = grants.filter((g) => allows(g.taskKinds, input.taskKind));
+    const usable = forTask.filter((g) => reachesPool(g, pool.id));
     const grant = usable.find((g) => !g.trustedPoolsOnly || poolTrusted);
     if (grants.length === 0) configMapsDenied.push({ name, reason: `no grant lets ${input.stack.name} read it` });
-    else if (usable.length === 0) configMapsDenied.push({ name, reason: `not granted for ${words(input.taskKind)} tasks` });
+    else if (forTask.length === 0) configMapsDenied.push({ name, reason: `not granted for ${words(input.taskKind)} tasks` });
+    else if (usable.length === 0) configMapsDenied.push({ name, reason: `granted to named pools only, not ${pool.name}` });
     else if (grant) configMapsGranted.push({ name, grantId: grant.id });
     else configMapsDenied.push({ name, reason: "granted on trusted pools only" });
   }

@@ -7,30 +7,46 @@ import { fieldError, parseInput } from "../repositories/input";
 import { refusableTransaction, type Refuse } from "../repositories/refusable";
 import { changedFields, lockRows, staleVersionError } from "../repositories/versioned";
 import {
+  grantScopeProblem,
   secretGrantProblem,
-  zConfigGrantInput,
+  zConfigGrantFields,
   zSecretGrantFields,
-  zUpdateConfigGrantInput,
+  zUpdateConfigGrantFields,
   zUpdateSecretGrantFields,
+  type GrantPoolFacts,
 } from "./forms/schemas";
 
 // Secret and ConfigMap grants: which stack may read which secret or config map (by name: values
 // live in the server environment, never here), for which task kinds, on which pools. Airlock
 // admins only. A privileged secret is refused for untrusted pools here, in the domain, whatever
-// the caller (the form explains the same rule first).
+// the caller (the form explains the same rule first). A grant is scoped by trust tier or to named
+// pools; the named pools are locked while the grant is saved, so a concurrent pool edit (which
+// checks the grants naming it) cannot make a privileged grant reach an untrusted pool.
 
-const SECRET_FIELDS = ["secretName", "stackId", "privileged", "trustedPoolsOnly", "taskKinds"] as const;
-const CONFIG_FIELDS = ["configMapName", "stackId", "trustedPoolsOnly", "taskKinds"] as const;
+const SECRET_FIELDS = ["secretName", "stackId", "privileged", "trustedPoolsOnly", "poolScope", "poolIds", "taskKinds"] as const;
+const CONFIG_FIELDS = ["configMapName", "stackId", "trustedPoolsOnly", "poolScope", "poolIds", "taskKinds"] as const;
 
 const pick = <T extends object, K extends keyof T>(row: T, keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, row[k]])) as Pick<T, K>;
 
 type SecretValues = Pick<SecretGrant, (typeof SECRET_FIELDS)[number]>;
 type ConfigValues = Pick<ConfigGrant, (typeof CONFIG_FIELDS)[number]>;
 
+/** The named pools, locked until the grant commits (empty for a trust-tier grant). */
+async function lockNamedPools(db: Db, poolIds: readonly string[]): Promise<GrantPoolFacts[]> {
+  if (poolIds.length === 0) return [];
+  await lockRows(db, "RunnerPool", poolIds);
+  return db.runnerPool.findMany({ where: { id: { in: [...poolIds] } }, select: { id: true, name: true, trustTier: true } });
+}
+
 /** The trust rules, checked again whatever parsed the input. */
-function refuseUntrustedPrivileged(values: SecretValues, refuse: Refuse) {
-  const problem = secretGrantProblem(values);
+async function refuseUntrustedPrivileged(db: Db, values: SecretValues, refuse: Refuse) {
+  const problem = secretGrantProblem(values, await lockNamedPools(db, values.poolIds));
   if (problem) refuse(fieldError("UNPROCESSABLE", problem.field, problem.message, "privileged_secret_untrusted"));
+}
+
+async function refuseBadScope(db: Db, values: ConfigValues, refuse: Refuse) {
+  const problem = grantScopeProblem(values, await lockNamedPools(db, values.poolIds));
+  if (problem) refuse(fieldError("UNPROCESSABLE", problem.field, problem.message, "bad_pool_scope"));
 }
 
 async function checkStack(db: Db, stackId: string | null, refuse: Refuse) {
@@ -72,7 +88,7 @@ export async function createSecretGrant(opts: { db: Db; actor: ConfigActor; inpu
   requireAdmin(opts.actor, "grant secrets");
   const values = parseInput(zSecretGrantFields, opts.input);
   const grant = await refusableTransaction(opts.db, "createSecretGrant", async (tx, refuse) => {
-    refuseUntrustedPrivileged(values, refuse);
+    await refuseUntrustedPrivileged(tx, values, refuse);
     await checkStack(tx, values.stackId, refuse);
     await refuseDuplicate(tx, "secret", values.secretName, values.stackId, null, refuse);
     const row = await tx.secretGrant.create({ data: values });
@@ -106,7 +122,7 @@ export async function updateSecretGrant(opts: { db: Db; actor: ConfigActor; inpu
     );
     const changes = changedFields(pick(row, SECRET_FIELDS), values, SECRET_FIELDS);
     if (changes.length === 0) refuse(new AppError("BAD_REQUEST", `Nothing to save: this is version ${row.version}.`, { reason: "unchanged" }));
-    refuseUntrustedPrivileged(values, refuse);
+    await refuseUntrustedPrivileged(tx, values, refuse);
     await checkStack(tx, values.stackId, refuse);
     await refuseDuplicate(tx, "secret", values.secretName, values.stackId, id, refuse);
     const version = row.version + 1;
@@ -126,8 +142,9 @@ export async function updateSecretGrant(opts: { db: Db; actor: ConfigActor; inpu
 
 export async function createConfigGrant(opts: { db: Db; actor: ConfigActor; input: unknown }): Promise<ConfigGrant> {
   requireAdmin(opts.actor, "grant config maps");
-  const values = parseInput(zConfigGrantInput, opts.input);
+  const values = parseInput(zConfigGrantFields, opts.input);
   return refusableTransaction(opts.db, "createConfigGrant", async (tx, refuse) => {
+    await refuseBadScope(tx, values, refuse);
     await checkStack(tx, values.stackId, refuse);
     await refuseDuplicate(tx, "config", values.configMapName, values.stackId, null, refuse);
     const row = await tx.configGrant.create({ data: values });
@@ -144,7 +161,7 @@ export async function createConfigGrant(opts: { db: Db; actor: ConfigActor; inpu
 
 export async function updateConfigGrant(opts: { db: Db; actor: ConfigActor; input: unknown }): Promise<ConfigGrant> {
   requireAdmin(opts.actor, "grant config maps");
-  const { id, expectedVersion, ...values } = parseInput(zUpdateConfigGrantInput, opts.input);
+  const { id, expectedVersion, ...values } = parseInput(zUpdateConfigGrantFields, opts.input);
   return refusableTransaction(opts.db, "updateConfigGrant", async (tx, refuse) => {
     await lockRows(tx, "ConfigGrant", [id]);
     const row = await staleOrMissing(
@@ -158,6 +175,7 @@ export async function updateConfigGrant(opts: { db: Db; actor: ConfigActor; inpu
     );
     const changes = changedFields(pick(row, CONFIG_FIELDS), values, CONFIG_FIELDS);
     if (changes.length === 0) refuse(new AppError("BAD_REQUEST", `Nothing to save: this is version ${row.version}.`, { reason: "unchanged" }));
+    await refuseBadScope(tx, values, refuse);
     await checkStack(tx, values.stackId, refuse);
     await refuseDuplicate(tx, "config", values.configMapName, values.stackId, id, refuse);
     const version = row.version + 1;

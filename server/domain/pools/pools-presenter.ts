@@ -1,4 +1,4 @@
-import type { Db, TaskKind, TrustTier } from "@/server/db";
+import type { Db, GrantPoolScope, TaskKind, TrustTier } from "@/server/db";
 import type { ConfigActor } from "../repositories/access";
 
 // What /settings/pools shows: pools with their service accounts, the accounts and who uses them,
@@ -9,9 +9,13 @@ const ALL_TASK_KINDS: TaskKind[] = ["diagnose", "repair", "triage", "release_rev
 type PoolFacts = { id: string; name: string; trustTier: TrustTier; allowedTaskKinds: TaskKind[] };
 
 /** The pools a grant reaches and, on each, the task kinds both allow (empty lists mean every kind). */
-export function grantReceivers(grant: { privileged?: boolean; trustedPoolsOnly: boolean; taskKinds: TaskKind[] }, pools: readonly PoolFacts[]) {
+export function grantReceivers(
+  grant: { privileged?: boolean; trustedPoolsOnly: boolean; poolScope?: GrantPoolScope; poolIds?: string[]; taskKinds: TaskKind[] },
+  pools: readonly PoolFacts[],
+) {
   const wanted = grant.taskKinds.length === 0 ? ALL_TASK_KINDS : grant.taskKinds;
   return pools.flatMap((pool) => {
+    if (grant.poolScope === "named_pools" && !(grant.poolIds ?? []).includes(pool.id)) return [];
     if (pool.trustTier !== "trusted" && (grant.trustedPoolsOnly || grant.privileged)) return [];
     const runs = pool.allowedTaskKinds.length === 0 ? ALL_TASK_KINDS : pool.allowedTaskKinds;
     const taskKinds = wanted.filter((k) => runs.includes(k));

@@ -36,6 +36,35 @@ async function withUniqueName<T>(what: string, name: string, fn: () => Promise<T
 
 type PoolValues = ReturnType<typeof zRunnerPoolInput.parse>;
 
+/** Grants that name this pool: a pool they name may not be deleted or become untrusted under them. */
+async function grantsNaming(db: Db, poolId: string) {
+  const where = { poolScope: "named_pools" as const, poolIds: { has: poolId } };
+  const [secrets, configs] = await Promise.all([
+    db.secretGrant.findMany({ where, select: { secretName: true, privileged: true, trustedPoolsOnly: true } }),
+    db.configGrant.findMany({ where, select: { configMapName: true, trustedPoolsOnly: true } }),
+  ]);
+  return [
+    ...secrets.map((g) => ({ name: g.secretName, trustedOnly: g.privileged || g.trustedPoolsOnly, privileged: g.privileged })),
+    ...configs.map((g) => ({ name: g.configMapName, trustedOnly: g.trustedPoolsOnly, privileged: false })),
+  ];
+}
+
+/** Refuses making a pool untrusted while a privileged or trusted-only grant names it. */
+async function checkNamingGrants(db: Db, poolName: string, poolId: string, values: PoolValues, refuse: Refuse) {
+  if (values.trustTier !== "untrusted") return;
+  const blocking = (await grantsNaming(db, poolId)).filter((g) => g.trustedOnly);
+  if (blocking.length === 0) return;
+  const names = blocking.map((g) => `${g.name}${g.privileged ? " (privileged)" : ""}`).join(", ");
+  refuse(
+    fieldError(
+      "UNPROCESSABLE",
+      "trustTier",
+      `${poolName} is named by grants for trusted pools only (${names}): an untrusted pool runs fork pull requests and unverified refs. Remove ${poolName} from those grants first.`,
+      "pool_named_by_trusted_grant",
+    ),
+  );
+}
+
 /** Refuses an untrusted pool that would run under a privileged account. */
 async function checkPoolAccounts(db: Db, values: PoolValues, refuse: Refuse) {
   const ids = [...new Set([values.runtimeServiceAccountId, values.runnerServiceAccountId])];
@@ -101,6 +130,7 @@ export async function updateRunnerPool(opts: { db: Db; actor: ConfigActor; input
       const changes = changedFields(pick(row, POOL_FIELDS), values, POOL_FIELDS);
       if (changes.length === 0) refuse(new AppError("BAD_REQUEST", `Nothing to save: this is version ${row.version}.`, { reason: "unchanged" }));
       await checkPoolAccounts(tx, values, refuse);
+      await checkNamingGrants(tx, row.name, id, values, refuse);
       const version = row.version + 1;
       const pool = await tx.runnerPool.update({ where: { id }, data: { ...values, version } });
       await recordAudit(tx, {
@@ -124,6 +154,10 @@ export async function deleteRunnerPool(opts: { db: Db; actor: ConfigActor; id: s
     await refuseIfStale(tx, refuse, "RunnerPool", `Pool ${row.name}`, row, opts.expectedVersion, pick(row, POOL_FIELDS));
     const active = await tx.dispatchAttempt.count({ where: { runnerPoolId: row.id, status: { in: ["queued", "starting", "running"] } } });
     if (active > 0) refuse(new AppError("CONFLICT", `${row.name} has ${active} active attempt${active === 1 ? "" : "s"}: wait for them to finish.`, { reason: "pool_busy" }));
+    const naming = await grantsNaming(tx, row.id);
+    if (naming.length > 0) {
+      refuse(new AppError("CONFLICT", `Grants name ${row.name} (${naming.map((g) => g.name).join(", ")}): remove it from them first.`, { reason: "pool_named_by_grant" }));
+    }
     await tx.runnerPool.delete({ where: { id: row.id } });
     await recordAudit(tx, { actor: auditActorOf(opts.actor), action: "runner_pool.delete", objectType: "RunnerPool", objectId: row.id, detail: { name: row.name, version: row.version } });
     return { id: row.id };

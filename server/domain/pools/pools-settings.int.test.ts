@@ -150,3 +150,86 @@ describe("secret and config grants", () => {
     expect(actions).toEqual(["secret_grant.create", "secret_grant.delete"]);
   });
 });
+
+describe("grants scoped to named runner pools", () => {
+  async function pools() {
+    const [priv, plain] = await Promise.all([account(true), account(false)]);
+    const base = { kind: "local" as const, concurrency: 1, allowedTaskKinds: [], runnerServiceAccountId: plain.id };
+    const [trustedA, trustedB, untrusted] = await Promise.all([
+      callerFor(admin).pools.createPool({ ...base, name: `ta-${uid()}`, trustTier: "trusted", runtimeServiceAccountId: priv.id }),
+      callerFor(admin).pools.createPool({ ...base, name: `tb-${uid()}`, trustTier: "trusted", runtimeServiceAccountId: plain.id }),
+      callerFor(admin).pools.createPool({ ...base, name: `u-${uid()}`, trustTier: "untrusted", runtimeServiceAccountId: plain.id }),
+    ]);
+    return { trustedA, trustedB, untrusted };
+  }
+
+  it("a grant named to one pool reaches only that pool; existing tier grants keep reaching every allowed pool", async () => {
+    const { trustedA, trustedB, untrusted } = await pools();
+    const named = await callerFor(admin).pools.createSecretGrant({ ...secret({ privileged: true, taskKinds: ["repair"] }), poolScope: "named_pools", poolIds: [trustedA.id] });
+    expect(named).toMatchObject({ poolScope: "named_pools", poolIds: [trustedA.id] });
+    // Before named pools, callers sent no scope: still a trust-tier grant.
+    const tier = await callerFor(admin).pools.createSecretGrant(secret({ trustedPoolsOnly: false }));
+    expect(tier).toMatchObject({ poolScope: "trust_tier", poolIds: [] });
+    const config = await callerFor(admin).pools.createConfigGrant({ configMapName: `cm-${uid()}`, stackId: "", trustedPoolsOnly: false, poolScope: "named_pools", poolIds: [untrusted.id], taskKinds: [] });
+
+    const settings = await callerFor(maintainer).pools.settings();
+    const reached = (id: string) =>
+      [...settings.secretGrants, ...settings.configGrants]
+        .find((g) => g.id === id)!
+        .receivers.map((r) => r.poolId)
+        .filter((p) => [trustedA.id, trustedB.id, untrusted.id].includes(p))
+        .sort();
+    expect(reached(named.id)).toEqual([trustedA.id]);
+    expect(reached(tier.id)).toEqual([trustedA.id, trustedB.id, untrusted.id].sort());
+    expect(reached(config.id)).toEqual([untrusted.id]);
+    const audit = await db.auditEntry.findFirstOrThrow({ where: { objectId: named.id } });
+    expect(JSON.stringify(audit.detail)).toContain("named_pools");
+  });
+
+  it("refuses a privileged secret named to an untrusted pool, in the form's schema and in the domain", async () => {
+    const { trustedA, untrusted } = await pools();
+    const input = { ...secret({ privileged: true, taskKinds: ["repair"] }), poolScope: "named_pools" as const, poolIds: [trustedA.id, untrusted.id] };
+    const http = await callHttp(admin, "pools.createSecretGrant", input);
+    expect(http.status).toBe(422);
+    expect((http.error?.data.details?.fieldErrors as Record<string, string[]> | undefined)?.poolIds?.[0]).toMatch(new RegExp(`privileged secret can never be granted to an untrusted pool \\(${untrusted.name}\\)`));
+    const direct = (await createSecretGrant({ db, actor: admin, input }).catch((e: unknown) => e)) as AppError;
+    expect(direct.reason).toBe("privileged_secret_untrusted");
+    expect(await db.secretGrant.count({ where: { secretName: input.secretName } })).toBe(0);
+
+    // Nor can an existing named grant be widened onto the untrusted pool.
+    const grant = await callerFor(admin).pools.createSecretGrant({ ...input, poolIds: [trustedA.id] });
+    const widened = (await updateSecretGrant({ db, actor: admin, input: { ...input, id: grant.id, expectedVersion: 1 } }).catch((e: unknown) => e)) as AppError;
+    expect(widened.reason).toBe("privileged_secret_untrusted");
+    expect(await db.secretGrant.findUniqueOrThrow({ where: { id: grant.id } })).toMatchObject({ poolIds: [trustedA.id], version: 1 });
+
+    const empty = await refusal(callerFor(admin).pools.createSecretGrant({ ...input, poolIds: [] }));
+    expect(empty.message).toMatch(/Name at least one pool/);
+    const ghost = await refusal(callerFor(admin).pools.createConfigGrant({ configMapName: `cm-${uid()}`, stackId: "", trustedPoolsOnly: false, poolScope: "named_pools", poolIds: ["no-such-pool"], taskKinds: [] }));
+    expect(ghost.message).toMatch(/no longer exists/);
+  });
+
+  it("a pool a trusted-only grant names cannot become untrusted, and a named pool cannot be deleted", async () => {
+    const { trustedB } = await pools();
+    await callerFor(admin).pools.createSecretGrant({ ...secret({ privileged: true, taskKinds: ["repair"] }), poolScope: "named_pools", poolIds: [trustedB.id] });
+    const { id, version, createdAt: _c, updatedAt: _u, ...values } = trustedB;
+    const demoted = await refusal(callerFor(admin).pools.updatePool({ ...values, trustTier: "untrusted", id, expectedVersion: version }));
+    expect(demoted.message).toMatch(/named by grants for trusted pools only/);
+    expect(await db.runnerPool.findUniqueOrThrow({ where: { id } })).toMatchObject({ trustTier: "trusted", version: 1 });
+    const deleted = await refusal(callerFor(admin).pools.deletePool({ id, expectedVersion: version }));
+    expect(deleted.message).toMatch(/Grants name/);
+    expect(await db.runnerPool.count({ where: { id } })).toBe(1);
+  });
+
+  it("two admins racing (demote the pool, name it in a privileged grant) never leave a privileged grant on an untrusted pool", async () => {
+    const { trustedB } = await pools();
+    const { id, version, createdAt: _c, updatedAt: _u, ...values } = trustedB;
+    const results = await Promise.allSettled([
+      callerFor(admin).pools.updatePool({ ...values, trustTier: "untrusted", id, expectedVersion: version }),
+      callerFor(admin).pools.createSecretGrant({ ...secret({ privileged: true, taskKinds: ["repair"] }), poolScope: "named_pools", poolIds: [id] }),
+    ]);
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const pool = await db.runnerPool.findUniqueOrThrow({ where: { id } });
+    const naming = await db.secretGrant.count({ where: { poolIds: { has: id }, privileged: true } });
+    expect(pool.trustTier === "untrusted" && naming > 0).toBe(false);
+  });
+});

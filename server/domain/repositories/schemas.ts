@@ -63,3 +63,15 @@ export const zRemoveMemberInput = z.object({
   userId: z.string().min(1),
   expectedRole: zRepoRole,
 });
+
+/** "Run check" in the local CI: one request id per click, so a retry queues nothing twice. */
+export const zRunCheckInput = z.object({
+  requestId: z.uuid(),
+  /** The branch whose tip is checked; empty: the default branch. */
+  branch: z
+    .string()
+    .trim()
+    .max(200)
+    .regex(/^$|^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]+$/, "A branch name"),
+});
+export type RunCheckInput = z.output<typeof zRunCheckInput>;

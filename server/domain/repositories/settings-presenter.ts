@@ -2,6 +2,7 @@ import type { Db } from "@/server/db";
 import { repositoryRole, roleAtLeast, visibleRepositoryIds } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
 import type { ConfigActor } from "./access";
+import { runCheckProblem } from "./run-check";
 import { policyOf } from "./settings-service";
 
 // What the settings pages show: the repositories a user can see with their role, and one
@@ -40,10 +41,19 @@ export async function repositorySettings(opts: { db: Db; actor: ConfigActor; rep
   const canEdit = roleAtLeast(role, "admin")
     ? { allowed: true as const, reason: null }
     : { allowed: false as const, reason: `Only a repository admin can change these settings; you are ${role}.` };
+  const checkProblem = runCheckProblem(repo);
+  const runCheck = !roleAtLeast(role, "maintainer")
+    ? { allowed: false as const, reason: `Running the check needs the maintainer role; you are ${role}.` }
+    : checkProblem
+      ? { allowed: false as const, reason: checkProblem }
+      : { allowed: true as const, reason: null };
   return {
     id: repo.id,
     fullName: repo.fullName,
     forge: repo.forge,
+    defaultBranch: repo.defaultBranch,
+    checkCommand: repo.checkCommand,
+    runCheck,
     trustTier: repo.trustTier,
     version: repo.version,
     policy: policyOf(repo),

@@ -19,14 +19,14 @@ describe("runControls", () => {
   });
 
   it("keeps controls without a mutation disabled as 'Not available yet', with the state reason as detail", () => {
-    const c = runControls({ status: "succeeded", role: "maintainer", attempts: 1, pendingApprovals: 0 });
+    const c = runControls({ status: "succeeded", role: "maintainer", attempts: 1, pendingApprovals: 0, implemented: new Set(["cancel"]) });
     expect(c.attachContext).toEqual({
       enabled: false,
       reason: notAvailableYet,
       detail: "The run is succeeded; context is attached to a running run or one awaiting approval",
     });
     const only = runControls({ status: "failed", role: "maintainer", attempts: 1, maxRetries: 2, pendingApprovals: 0, implemented: new Set(["cancel"]) });
-    for (const name of ["retry", "resume", "fork", "approve", "reject", "continue", "dispatch"] as const) {
+    for (const name of ["retry", "resume", "fork", "approve", "reject", "continue", "dispatch", "attachContext"] as const) {
       expect(only[name].enabled, name).toBe(false);
       expect(only[name].reason, name).toBe(notAvailableYet);
     }
@@ -51,5 +51,19 @@ describe("runControls", () => {
     const waiting = runControls({ status: "awaiting_approval", role: "maintainer", attempts: 1, pendingApprovals: 0, implemented });
     expect(waiting.approve).toMatchObject({ enabled: false, reason: "No approval is pending" });
     expect(runControls({ status: "awaiting_approval", role: "maintainer", attempts: 1, pendingApprovals: 1, implemented }).approve.enabled).toBe(true);
+  });
+
+  it("enables attach context for a maintainer on a running run or one awaiting approval, and says why not otherwise", () => {
+    for (const status of ["running", "awaiting_approval"] as const) {
+      expect(runControls({ status, role: "maintainer", attempts: 1, pendingApprovals: 0 }).attachContext, status).toEqual({ enabled: true, reason: null, detail: null });
+    }
+    expect(runControls({ status: "queued", role: "maintainer", attempts: 1, pendingApprovals: 0 }).attachContext).toMatchObject({
+      enabled: false,
+      reason: "The run is queued; context is attached to a running run or one awaiting approval",
+    });
+    expect(runControls({ status: "running", role: "viewer", attempts: 1, pendingApprovals: 0 }).attachContext).toMatchObject({
+      enabled: false,
+      reason: "This needs the maintainer role on the repository; you are viewer",
+    });
   });
 });

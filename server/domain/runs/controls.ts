@@ -29,11 +29,19 @@ export const implementedControls: ReadonlySet<RunControlName> = new Set<RunContr
   "fork",
   "dispatch",
   "continue",
+  "attachContext",
 ]);
 
 export const notAvailableYet = "Not available yet";
 
 const rank: Record<RepoRole, number> = { viewer: 1, maintainer: 2, admin: 3 };
+
+/** Attaching context to a session in flight: meaningful while it runs or waits for approval. */
+export function canAttachContext(status: RunStatus): Verdict {
+  return status === "running" || status === "awaiting_approval"
+    ? { ok: true }
+    : { ok: false, reason: `The run is ${status.replaceAll("_", " ")}; context is attached to a running run or one awaiting approval` };
+}
 
 export type RunControlFacts = {
   status: RunStatus;
@@ -51,11 +59,6 @@ export function runControls(facts: RunControlFacts): Record<RunControlName, RunC
   const pending: Verdict = facts.pendingApprovals > 0 ? { ok: true } : { ok: false, reason: "No approval is pending" };
   const suggestion: Verdict = facts.status === "suggested" ? { ok: true } : { ok: false, reason: "Only a suggestion can be dispatched" };
   const approve = all(canApproveRun(facts.status), pending);
-  // Attaching context to a session in flight: meaningful while it runs or waits for approval.
-  const live: Verdict =
-    facts.status === "running" || facts.status === "awaiting_approval"
-      ? { ok: true }
-      : { ok: false, reason: `The run is ${facts.status.replaceAll("_", " ")}; context is attached to a running run or one awaiting approval` };
 
   const verdicts: Record<RunControlName, Verdict> = {
     cancel: canCancelRun(facts.status),
@@ -66,7 +69,7 @@ export function runControls(facts: RunControlFacts): Record<RunControlName, RunC
     reject: approve,
     // A continuation prompt starts a resume run (this run as parent) with the prompt as instructions.
     continue: canResumeRun(facts.status),
-    attachContext: live,
+    attachContext: canAttachContext(facts.status),
     dispatch: suggestion,
   };
 

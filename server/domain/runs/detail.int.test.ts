@@ -27,7 +27,7 @@ describe("runs.byId", () => {
     const asMaintainer = await callerFor(maintainer).runs.byId({ runId: run.id });
     expect(asMaintainer.controls.cancel.enabled).toBe(true);
     expect(asMaintainer.controls.retry).toMatchObject({ enabled: false, reason: "The run is running; retry is for failed, cancelled or escalated runs" });
-    expect(asMaintainer.controls.attachContext).toMatchObject({ enabled: false, reason: "Not available yet" });
+    expect(asMaintainer.controls.attachContext).toEqual({ enabled: true, reason: null, detail: null });
     expect(asMaintainer.stack).toMatchObject({ name: "test-stack", version: 1, spec: null });
     expect(asMaintainer.context).toMatchObject({ labels: [], logExcerpts: [] });
 

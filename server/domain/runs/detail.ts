@@ -25,6 +25,8 @@ const runDetailInclude = {
   },
   approvals: { orderBy: { createdAt: "asc" }, include: { decidedBy: { select: { id: true, name: true, email: true } } } },
   writeBacks: { orderBy: { createdAt: "asc" } },
+  // Checks rerun because of this run's write-backs (the local forge reruns after a push).
+  rerunPipelines: { orderBy: { createdAt: "asc" }, select: { id: true, checkName: true, externalId: true, status: true, conclusion: true, headSha: true, url: true } },
   decisions: { orderBy: { createdAt: "asc" }, select: { id: true, subject: true, property: true, value: true, ruleName: true, createdAt: true } },
 } satisfies Prisma.AgentDispatchRunInclude;
 

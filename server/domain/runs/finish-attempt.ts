@@ -5,7 +5,7 @@ import type { RunEventInput } from "../events/catalogue";
 import { type AttemptFence, withFence } from "./attempt-fence";
 import { attemptStatusEvent, retryOrEnd, runStatusEvent } from "./attempts";
 import type { RunForExecution } from "./claim-attempt";
-import { type PatchArtifact, requestPatchApproval } from "./request-approval";
+import { type PatchArtifact, requestPatchWriteBack } from "./request-approval";
 
 // The attempt's artifacts and its end, both fenced: a worker whose attempt was replaced cannot
 // store an artifact or overwrite the outcome its successor records.
@@ -64,10 +64,11 @@ export function storeAttemptArtifact(opts: { db: Db; fence: AttemptFence; artifa
 export type AttemptEnd = { status: "succeeded" | "failed" | "cancelled" | "timed_out"; reason: string };
 
 /**
- * Records how the attempt ended and moves the run on: a succeeded attempt with a patch awaits
- * approval (one ApprovalRequest per patch), a succeeded attempt without one (a diagnosis)
- * succeeds, a timed-out attempt is retried within the stack's bound (see automaticRetry), and
- * anything else fails or is cancelled with the attempt (`runStatus` "queued" means retried).
+ * Records how the attempt ended and moves the run on: a succeeded attempt with a patch asks the
+ * change gate for its write-back (an ApprovalRequest, or an exempt write-back queued), a
+ * succeeded attempt without one (a diagnosis) succeeds, a timed-out attempt is retried within the
+ * stack's bound (see automaticRetry), and anything else fails or is cancelled with the attempt
+ * (`runStatus` "queued" means retried).
  */
 export function finishAttempt(opts: {
   db: Db;
@@ -102,12 +103,21 @@ export function finishAttempt(opts: {
     let why: string;
     const approvalIds: string[] = [];
     if (end.status === "succeeded" && patches.length > 0) {
+      let exempt = 0;
       for (const patch of patches) {
-        const approval = await requestPatchApproval(tx, { run: opts.run, attemptId: fence.attemptId, artifact: patch, ttlMs: opts.approvalTtlMs, now });
-        approvalIds.push(approval.id);
+        const asked = await requestPatchWriteBack(tx, { run: opts.run, attemptId: fence.attemptId, artifact: patch, ttlMs: opts.approvalTtlMs, now });
+        if (asked.kind === "approval") approvalIds.push(asked.approvalId);
+        else exempt++;
       }
+      // The run stays open (awaiting_approval) until its write-backs settle, exempt ones included.
       to = "awaiting_approval";
-      why = `attempt ${attempt.number} produced ${patches.length === 1 ? "a patch" : `${patches.length} patches`}; pushing needs approval`;
+      const what = patches.length === 1 ? "a patch" : `${patches.length} patches`;
+      why =
+        exempt === 0
+          ? `attempt ${attempt.number} produced ${what}; pushing needs approval`
+          : exempt === patches.length
+            ? `attempt ${attempt.number} produced ${what}; a repository exception lets ${patches.length === 1 ? "it" : "them"} be pushed without approval`
+            : `attempt ${attempt.number} produced ${what}; ${exempt} pushed under a repository exception, the rest need approval`;
     } else if (end.status === "succeeded") {
       to = "succeeded";
       why = `attempt ${attempt.number} finished with nothing left to approve`;

@@ -87,7 +87,7 @@ describe("validation", () => {
     expect(res.status).toBe(400);
     expect(res.error?.data.code).toBe("BAD_REQUEST");
     expect(res.error?.data.fieldErrors?.name?.[0]).toMatch(/Lowercase letters/);
-    expect(res.error?.data.fieldErrors?.spec?.join(" ")).toContain("{{nope.missing}}");
+    expect(res.error?.data.fieldErrors?.["spec.promptTemplate"]?.join(" ")).toContain("{{nope.missing}}");
     expect(await db.agentStack.count({ where: { name: "Not A Name" } })).toBe(0);
   });
 

@@ -82,11 +82,22 @@ describe("write-back execution on the local forge", () => {
     expect(res.outcome).toBe("failed");
     const wb = await db().writeBack.findUniqueOrThrow({ where: { approvalId } });
     expect(wb.error).toMatch(/branch main moved from/);
+    // The repository's people are told, once, with the forge's error and a link to retry.
+    const notes = await db().notification.findMany({ where: { runId: run.id, kind: "write_back_failed" } });
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatchObject({ repositoryId: repo.repository.id, href: `/approvals/${approvalId}`, title: expect.stringContaining("push commits") });
+    expect(notes[0]?.body).toContain("branch main moved from");
+    // Running the job again records nothing and notifies nobody.
+    expect(await executeWriteBack({ db: db(), forgeFor: localForgeFor(repo.dataDir), approvalId })).toMatchObject({ outcome: "already_recorded" });
+    expect(await db().notification.count({ where: { runId: run.id } })).toBe(1);
     expect((await db().agentDispatchRun.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("failed");
     await expect(retryWriteBack({ db: db(), actor: { userId: m.id, label: m.email }, writeBackId: wb.id, role: "viewer" })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await retryWriteBack({ db: db(), actor: { userId: m.id, label: m.email }, writeBackId: wb.id, role: "maintainer" });
     expect(await db().writeBack.findUniqueOrThrow({ where: { id: wb.id } })).toMatchObject({ outcome: "pending", error: null });
     expect(await db().auditEntry.count({ where: { objectId: wb.id, action: "writeback.retry" } })).toBe(1);
+    // The retry fails again (the branch is still moved): a second notification, for this failure.
+    expect((await executeWriteBack({ db: db(), forgeFor: localForgeFor(repo.dataDir), writeBackId: wb.id })).outcome).toBe("failed");
+    expect(await db().notification.count({ where: { runId: run.id, kind: "write_back_failed" } })).toBe(2);
   });
 
   it("an exempt write-back skips approval but is recorded with its decision and audit, and executes", async () => {

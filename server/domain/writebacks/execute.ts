@@ -6,13 +6,14 @@ import { enqueue } from "@/server/queue/enqueue";
 import { type AuditActor, recordAudit } from "../audit";
 import { settleRun } from "../approvals/settle-run";
 import { appendRunEvents } from "../events/append";
+import { notifyWriteBackFailed } from "./notify-failure";
 
 // Executes a write-back at most once. The WriteBack row (outcome pending, idempotency key) exists
 // before the forge is called: it is written when the approval is given (or when the gate exempts
 // the write-back). Here: an outcome already recorded -> nothing to do; an object the forge already
 // holds for this key (the worker died after the forge call, before the record) -> recorded, not
 // redone; else the forge call, then the record. A forge refusal is recorded as failed with the
-// forge's own error, and a maintainer may retry it.
+// forge's own error (and its people notified), and a maintainer may retry it.
 
 export type ExecuteResult = { writeBackId: string; outcome: "succeeded" | "failed" | "already_recorded"; externalRef: string | null; reconciled: boolean };
 
@@ -31,7 +32,7 @@ async function loadWriteBack(db: Db, opts: { approvalId?: string; writeBackId?: 
   return db.writeBack.findFirst({
     where,
     include: {
-      run: { select: { id: true, repositoryId: true, repository: { select: { fullName: true, forge: true, checkCommand: true } } } },
+      run: { select: { id: true, repositoryId: true, pullRequestId: true, repository: { select: { fullName: true, forge: true, checkCommand: true } } } },
     },
   });
 }
@@ -81,13 +82,18 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
     failure = err.message;
   }
   const outcome = result ? "succeeded" : "failed";
+  const completedAt = now();
   const recorded = await transaction(opts.db, "recordWriteBack", async (tx) => {
     // Guarded: only a pending row is recorded, so a racing duplicate records nothing.
     const updated = await tx.writeBack.updateMany({
       where: { id: wb.id, outcome: "pending" },
-      data: { outcome, externalRef: result?.externalRef ?? null, error: failure, completedAt: now() },
+      data: { outcome, externalRef: result?.externalRef ?? null, error: failure, completedAt },
     });
     if (updated.count === 0) return false;
+    if (failure !== null) {
+      const repository = { repositoryId: wb.run.repositoryId, repository: wb.run.repository.fullName, pullRequestId: wb.run.pullRequestId };
+      await notifyWriteBackFailed(tx, { id: wb.id, runId: wb.runId, kind: wb.kind, approvalId: wb.approvalId, ...repository }, failure, completedAt);
+    }
     if (wb.approvalId) await tx.approvalRequest.update({ where: { id: wb.approvalId }, data: { status: result ? "executed" : "failed" } });
     await appendRunEvents({
       db: tx,

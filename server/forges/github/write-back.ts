@@ -58,38 +58,60 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
     }
   }
 
+  /** Every page of a list, stopping early once `found` matches (reconciliation lookups). */
+  async function findInPages<T>(iterator: AsyncIterable<{ data: T[] }>, found: (item: T) => boolean, maxPages = 20): Promise<T | null> {
+    let pages = 0;
+    for await (const page of iterator) {
+      const hit = page.data.find(found);
+      if (hit) return hit;
+      if (++pages >= maxPages) break;
+    }
+    return null;
+  }
+
   async function commitPatch(req: ForgeWriteBackRequest): Promise<ForgeWriteBackResult> {
     const { owner, repo } = split(req.target.repository);
     const branch = req.target.branch;
     if (!branch || !req.patch) throw new ForgeError("a commit needs a branch and a patch", "forge_error");
     const tip = await branchHead(req.target.repository, branch);
-    if (!tip) throw new ForgeError(`branch ${branch} does not exist`, "not_found");
+    // GitHub answers 404 alike for a missing branch, a missing repository and one the token cannot see.
+    if (!tip) throw new ForgeError(`GitHub refused to read ${branch}: 404 Not Found (no branch ${branch} in ${req.target.repository}, or the token cannot see the repository)`, "not_found");
     if (req.target.headSha && req.target.headSha !== tip) throw new ForgeError(`branch ${branch} moved from ${req.target.headSha.slice(0, 12)} to ${tip.slice(0, 12)}`, "head_moved");
     const work = await mkdtemp(join(tmpdir(), "airlock-gh-"));
     try {
+      const { data: base } = await octokit.rest.git.getCommit({ owner, repo, commit_sha: tip });
+      // The tree gives each touched file's blob and mode (an executable stays executable).
+      const { data: baseTree } = await octokit.rest.git.getTree({ owner, repo, tree_sha: base.tree.sha, recursive: "1" });
+      const entries = new Map(baseTree.tree.filter((e) => e.type === "blob" && e.path && e.sha).map((e) => [e.path as string, { sha: e.sha as string, mode: e.mode as string }]));
       const paths = patchPaths(req.patch);
+      const inside = (p: string) => {
+        const file = resolve(work, p);
+        if (!file.startsWith(`${work}/`)) throw new ForgeError(`path ${p} leaves the repository`, "patch_does_not_apply");
+        return file;
+      };
       for (const p of paths) {
         if (!p.from) continue;
-        const { data } = await octokit.rest.repos.getContent({ owner, repo, path: p.from, ref: tip });
-        if (Array.isArray(data) || data.type !== "file" || !("content" in data)) throw new ForgeError(`${p.from} is not a file`, "patch_does_not_apply");
-        const file = resolve(work, p.from);
-        if (!file.startsWith(`${work}/`)) throw new ForgeError(`path ${p.from} leaves the repository`, "patch_does_not_apply");
+        const entry = entries.get(p.from);
+        if (!entry) throw new ForgeError(`${p.from} is not a file at ${tip.slice(0, 12)}${baseTree.truncated ? " (the tree listing was truncated)" : ""}`, "patch_does_not_apply");
+        const { data: blob } = await octokit.rest.git.getBlob({ owner, repo, file_sha: entry.sha });
+        const file = inside(p.from);
         await mkdir(dirname(file), { recursive: true });
-        await writeFile(file, Buffer.from(data.content, "base64"));
+        await writeFile(file, Buffer.from(blob.content, blob.encoding === "base64" ? "base64" : "utf8"));
       }
       try {
         await git(["apply", "--whitespace=nowarn", "-"], { cwd: work, input: req.patch });
       } catch (err) {
         throw new ForgeError(`the patch does not apply at ${tip.slice(0, 12)}: ${err instanceof GitError ? err.stderr.trim().slice(0, 1000) : String(err)}`, "patch_does_not_apply");
       }
-      const { data: base } = await octokit.rest.git.getCommit({ owner, repo, commit_sha: tip });
-      const tree: { path: string; mode: "100644"; type: "blob"; sha: string | null }[] = [];
+      const tree: { path: string; mode: "100644" | "100755"; type: "blob"; sha: string | null }[] = [];
       for (const p of paths) {
         if (p.from && p.from !== p.to) tree.push({ path: p.from, mode: "100644", type: "blob", sha: null });
         if (!p.to) continue;
-        const content = await readFile(resolve(work, p.to), "utf8");
-        const { data: blob } = await octokit.rest.git.createBlob({ owner, repo, content, encoding: "utf-8" });
-        tree.push({ path: p.to, mode: "100644", type: "blob", sha: blob.sha });
+        // base64 keeps any bytes intact (a utf-8 round trip would mangle non-text files).
+        const content = (await readFile(inside(p.to))).toString("base64");
+        const { data: blob } = await octokit.rest.git.createBlob({ owner, repo, content, encoding: "base64" });
+        const mode = entries.get(p.from ?? p.to)?.mode === "100755" ? "100755" : "100644";
+        tree.push({ path: p.to, mode, type: "blob", sha: blob.sha });
       }
       const { data: newTree } = await octokit.rest.git.createTree({ owner, repo, base_tree: base.tree.sha, tree });
       const { data: commit } = await octokit.rest.git.createCommit({ owner, repo, message: commitMessage(req), tree: newTree.sha, parents: [tip] });
@@ -109,19 +131,34 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
       const { owner, repo } = split(req.target.repository);
       try {
         if ((req.kind === "push_commits" || req.kind === "update_pr_branch") && req.target.branch) {
-          const { data } = await octokit.rest.repos.listCommits({ owner, repo, sha: req.target.branch, per_page: 50 });
-          const hit = data.find((c) => c.commit.message.includes(`${writeBackTrailer}: ${req.idempotencyKey}`));
+          // Only commits on the branch count: a commit created before a crash but never reached
+          // by the ref is not a write-back, and the retry makes (and pushes) a new one.
+          const hit = await findInPages(
+            octokit.paginate.iterator(octokit.rest.repos.listCommits, { owner, repo, sha: req.target.branch, per_page: 100 }),
+            (c) => c.commit.message.includes(`${writeBackTrailer}: ${req.idempotencyKey}`),
+            5,
+          );
           return hit ? { externalRef: hit.sha, detail: hit.html_url } : null;
         }
         if (req.kind === "comment" && req.target.prNumber) {
-          const { data } = await octokit.rest.issues.listComments({ owner, repo, issue_number: req.target.prNumber, per_page: 100 });
-          const hit = data.find((c) => c.body?.includes(writeBackMarker(req.idempotencyKey)));
+          const hit = await findInPages(octokit.paginate.iterator(octokit.rest.issues.listComments, { owner, repo, issue_number: req.target.prNumber, per_page: 100 }), (c) =>
+            Boolean(c.body?.includes(writeBackMarker(req.idempotencyKey))),
+          );
           return hit ? { externalRef: String(hit.id), detail: hit.html_url } : null;
         }
         if ((req.kind === "review" || req.kind === "approve_review") && req.target.prNumber) {
-          const { data } = await octokit.rest.pulls.listReviews({ owner, repo, pull_number: req.target.prNumber, per_page: 100 });
-          const hit = data.find((r) => r.body?.includes(writeBackMarker(req.idempotencyKey)));
+          const hit = await findInPages(octokit.paginate.iterator(octokit.rest.pulls.listReviews, { owner, repo, pull_number: req.target.prNumber, per_page: 100 }), (r) =>
+            Boolean(r.body?.includes(writeBackMarker(req.idempotencyKey))),
+          );
           return hit ? { externalRef: String(hit.id), detail: hit.html_url } : null;
+        }
+        if (req.kind === "rerun_workflow") {
+          // A rerun carries no marker. A run already queued or running again (a later attempt)
+          // is what the rerun asked for: requesting it once more would be refused by GitHub anyway.
+          const runId = Number(req.target.check);
+          if (!Number.isInteger(runId) || runId <= 0) return null;
+          const { data } = await octokit.rest.actions.getWorkflowRun({ owner, repo, run_id: runId });
+          return data.status !== "completed" && (data.run_attempt ?? 1) > 1 ? { externalRef: String(runId), detail: `workflow run ${runId} attempt ${data.run_attempt} ${data.status}` } : null;
         }
         return null;
       } catch (err) {

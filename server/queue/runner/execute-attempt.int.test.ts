@@ -7,6 +7,7 @@ import { contentDigest } from "@/server/lib/digest";
 import { createUser } from "@/server/testing/factories";
 import { createExecRun, createLocalRepository, createPool, createStack, drain, scriptedSpec, testWorkerContext } from "../testing/fixtures";
 import { dispatchRunTask } from "../tasks/dispatch-run";
+import { executeWriteBackTask } from "../tasks/execute-write-back";
 
 const scenario = getBuiltInScenario("sum-off-by-one")!;
 const files = scenario.assumes!.files;
@@ -72,6 +73,32 @@ describe("run.dispatch: admission and attempt execution", () => {
     // The workspace of a successful attempt is removed; its artifacts stay.
     expect(existsSync(resolve(local.dataDir, "workspaces", r.id, "attempt-1"))).toBe(false);
     expect(existsSync(resolve(local.dataDir, "artifacts", r.id, "attempt-1", "fix.patch"))).toBe(true);
+  });
+
+  it("a patch the repository exempted is not held: it is pushed through the change gate's exception, shown on the run", async () => {
+    const { ctx, run, local } = await setup({ spec: scriptedSpec({ approvalMode: "exceptions_allowed" }) });
+    await getDb().repository.update({ where: { id: local.repository.id }, data: { writeBackExceptions: ["push_commits"] } });
+    const r = await run();
+    await dispatchRunTask({ runId: r.id }, ctx);
+    await drain(ctx);
+    const db = getDb();
+    const held = await db.agentDispatchRun.findUniqueOrThrow({ where: { id: r.id }, include: { approvals: true, writeBacks: true, decisions: true } });
+    expect(held.approvals).toHaveLength(0);
+    expect(held.writeBacks).toHaveLength(1);
+    const wb = held.writeBacks[0]!;
+    expect(wb).toMatchObject({ kind: "push_commits", outcome: "pending", approvedBy: null, artifactDigest: contentDigest(patch.content) });
+    expect(wb.target).toMatchObject({ branch: "main", headSha: local.sha, exception: expect.stringContaining("repository exception for push commits") });
+    expect(held.decisions.find((d) => d.property === "approval_required")).toMatchObject({ ruleName: "exempted_write_back_proceeds" });
+    expect(await db.auditEntry.count({ where: { objectId: wb.id, action: "writeback.exempt" } })).toBe(1);
+    const statusEvents = (await eventsOf(r.id)).map((e) => e.payload as { scope?: string; to: string; reason: string }).filter((p) => p.scope === "run");
+    expect(statusEvents.at(-1)).toMatchObject({ to: "awaiting_approval", reason: expect.stringContaining("a repository exception lets it be pushed without approval") });
+    // The job the gate queued executes it: the commit lands and the run settles.
+    const job = await db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM graphile_worker._private_jobs WHERE key = ${`writeback:${wb.id}`}`;
+    expect(job[0]?.n).toBe(1);
+    await executeWriteBackTask({ writeBackId: wb.id }, ctx);
+    const { resolveRevision } = await import("@/server/forges/local/repositories");
+    expect((await db.writeBack.findUniqueOrThrow({ where: { id: wb.id } })).externalRef).toBe(await resolveRevision(local.repoPath, "main"));
+    expect((await db.agentDispatchRun.findUniqueOrThrow({ where: { id: r.id } })).status).toBe("succeeded");
   });
 
   it("a diagnosis-only run (no patch) succeeds, with the command adapter's events and cost on the run", async () => {

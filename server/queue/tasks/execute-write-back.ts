@@ -12,6 +12,7 @@ export async function executeWriteBackTask(payload: unknown, ctx: WorkerContext)
     ciTimeoutMs: ctx.settings.ciTimeoutMs,
     toolchainNodeModules: ctx.settings.toolchainNodeModules,
     githubToken: env.GITHUB_TOKEN ?? null,
+    githubApiUrl: env.GITHUB_API_URL ?? null,
   });
   const result = await executeWriteBack({ db: ctx.db, forgeFor, approvalId: job.approvalId, writeBackId: job.writeBackId });
   ctx.log(`write-back ${result.writeBackId}: ${result.outcome}${result.reconciled ? " (reconciled)" : ""}${result.externalRef ? ` ${result.externalRef}` : ""}`);

@@ -3,10 +3,13 @@ import {
   zAddMemberInput,
   zChangeMemberInput,
   zRemoveMemberInput,
+  zRunCheckInput,
   zUpdateRepositoryPolicyInput,
 } from "@/server/domain/repositories/schemas";
+import { requestCheckRun } from "@/server/domain/repositories/run-check";
 import { repositorySettings, settingsRepositories } from "@/server/domain/repositories/settings-presenter";
 import { updateRepositoryPolicy } from "@/server/domain/repositories/settings-service";
+import { z } from "zod";
 import { protectedProcedure, repositoryProcedure, router } from "../init";
 
 // A repository's settings: its viewers read them; its admins (or an Airlock admin) change the
@@ -30,4 +33,12 @@ export const repositorySettingsRouter = router({
   removeMember: repositoryProcedure("admin")
     .input(zRemoveMemberInput)
     .mutation(({ ctx, input }) => removeMember({ db: ctx.db, actor: ctx.user, input })),
+
+  /** The local CI runs the repository's check (maintainers); a failure fires the trigger rules. */
+  runCheck: repositoryProcedure("maintainer")
+    .input(zRunCheckInput)
+    .output(z.object({ repositoryId: z.string(), branch: z.string(), queued: z.boolean() }))
+    .mutation(({ ctx, input }) =>
+      requestCheckRun({ db: ctx.db, actor: ctx.user, repositoryId: ctx.repositoryId, input: { requestId: input.requestId, branch: input.branch } }),
+    ),
 });

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { visibleRepositoryIds } from "@/server/auth/roles";
+import { attachContext } from "@/server/domain/runs/attach-context";
 import { cancelRun } from "@/server/domain/runs/cancel";
 import { getRunArtifact, getRunDetail, listRunEvents, searchRunEvents } from "@/server/domain/runs/detail";
 import { countRunsByStatus, listRuns, runFilterOptions, zRunListFilter, zRunListInput } from "@/server/domain/runs/list";
+import { zAttachContextInput } from "@/server/domain/runs/schemas";
 import { protectedProcedure, requireRepositoryRole, router, runProcedure } from "../init";
 import { runExecutionProcedures } from "./run-execution";
 
@@ -54,4 +56,13 @@ export const runsRouter = router({
         now: ctx.now(),
       }),
     ),
+
+  /** "Attach context": a note, link or file excerpt becomes a redacted transcript event. */
+  attachContext: runProcedure("maintainer")
+    .input(zAttachContextInput)
+    .output(z.object({ runId: z.string(), seq: z.number().int(), attachmentId: z.string(), redactions: z.number().int(), duplicate: z.boolean() }))
+    .mutation(({ ctx, input }) => {
+      const { runId, ...attachment } = input;
+      return attachContext({ db: ctx.db, actor: { userId: ctx.user.id, label: ctx.user.email }, runId, input: attachment });
+    }),
 });

@@ -56,11 +56,54 @@ const zSecretName = z
   .max(253, "At most 253 characters")
   .regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, "Letters, digits, dot, dash and underscore (the secret's name, never its value)");
 
+export const GRANT_POOL_SCOPES = ["trust_tier", "named_pools"] as const;
+
+/** Pools a grant may name: ids, each once. Ignored (emptied) when the grant is scoped by trust tier. */
+const zPoolIds = z
+  .array(z.string().min(1))
+  .max(32, "At most 32 pools")
+  .refine((ids) => new Set(ids).size === ids.length, "Each pool once");
+
+/** What the trust rules need to know about a named pool. */
+export type GrantPoolFacts = { id: string; name: string; trustTier: "trusted" | "untrusted" };
+
+type GrantScopeValues = { trustedPoolsOnly: boolean; poolScope: (typeof GRANT_POOL_SCOPES)[number]; poolIds: readonly string[] };
+
+/**
+ * Why a grant's pool scope is wrong, or null: a named scope names at least one pool, every named
+ * pool exists, and none is untrusted when the grant is for trusted pools only or the secret is
+ * privileged (untrusted pools run fork pull requests and unverified refs). `pools` is every pool
+ * (the form passes the ones it lists; the domain reads them under lock), or null when unknown.
+ */
+export function grantScopeProblem(grant: GrantScopeValues & { privileged?: boolean }, pools: readonly GrantPoolFacts[] | null) {
+  if (grant.poolScope !== "named_pools") return null;
+  if (grant.poolIds.length === 0) return { field: "poolIds" as const, message: "Name at least one pool, or scope the grant by trust tier." };
+  // Without the pool list (a procedure's input check) the rest waits for the domain.
+  if (pools === null) return null;
+  const missing = grant.poolIds.filter((id) => !pools.some((p) => p.id === id));
+  if (missing.length > 0) return { field: "poolIds" as const, message: "A named pool no longer exists: reload and pick again." };
+  const untrusted = pools.filter((p) => grant.poolIds.includes(p.id) && p.trustTier === "untrusted").map((p) => p.name);
+  if (untrusted.length > 0 && grant.privileged) {
+    return {
+      field: "poolIds" as const,
+      message: `A privileged secret can never be granted to an untrusted pool (${untrusted.join(", ")}): untrusted pools run fork pull requests and unverified refs.`,
+    };
+  }
+  if (untrusted.length > 0 && grant.trustedPoolsOnly) {
+    return { field: "poolIds" as const, message: `${untrusted.join(", ")} is untrusted, and this grant is for trusted pools only: uncheck one of them.` };
+  }
+  return null;
+}
+
 /**
  * Why a secret grant breaks the trust rules, or null. A privileged secret reaches trusted pools
  * only (untrusted pools run fork PRs and unverified refs) and only for the task kinds it names.
+ * Then the pool scope (grantScopeProblem; the named pools' tiers only when `pools` is given).
  */
-export function secretGrantProblem(grant: { privileged: boolean; trustedPoolsOnly: boolean; taskKinds: readonly string[] }) {
+export function secretGrantProblem(
+  grant: { privileged: boolean; trustedPoolsOnly: boolean; taskKinds: readonly string[] } & Partial<GrantScopeValues>,
+  pools?: readonly GrantPoolFacts[],
+) {
   if (grant.privileged && !grant.trustedPoolsOnly) {
     return {
       field: "trustedPoolsOnly" as const,
@@ -71,34 +114,58 @@ export function secretGrantProblem(grant: { privileged: boolean; trustedPoolsOnl
   if (grant.privileged && grant.taskKinds.length === 0) {
     return { field: "taskKinds" as const, message: "A privileged secret must name the task kinds that may receive it." };
   }
+  if (grant.poolScope) return grantScopeProblem({ ...grant, poolScope: grant.poolScope, poolIds: grant.poolIds ?? [] }, pools ?? null);
   return null;
 }
 
+/** A trust-tier grant names no pools, whatever the form still held; named pools in one order. */
+const dropPoolsUnlessNamed = <T extends { poolScope: string; poolIds: string[] }>(v: T): T => ({
+  ...v,
+  poolIds: v.poolScope === "named_pools" ? [...v.poolIds].sort() : [],
+});
+
 /** The fields alone; the domain checks the trust rules itself (secretGrantProblem) to name the reason. */
-export const zSecretGrantFields = z.object({
+const zSecretGrantObject = z.object({
   secretName: zSecretName,
   stackId: zOptionalStack,
   privileged: z.boolean(),
   trustedPoolsOnly: z.boolean(),
+  // Defaults keep callers from before named pools working (a trust-tier grant).
+  poolScope: z.enum(GRANT_POOL_SCOPES).default("trust_tier"),
+  poolIds: zPoolIds.default([]),
   /** Empty: every task kind. */
   taskKinds: zTaskKinds,
 });
-const checkSecretGrant = (grant: z.output<typeof zSecretGrantFields>, ctx: z.RefinementCtx) => {
-  const problem = secretGrantProblem(grant);
+export const zSecretGrantFields = zSecretGrantObject.transform(dropPoolsUnlessNamed);
+const checkSecretGrant = (pools?: readonly GrantPoolFacts[]) => (grant: z.output<typeof zSecretGrantFields>, ctx: z.RefinementCtx) => {
+  const problem = secretGrantProblem(grant, pools);
   if (problem) ctx.addIssue({ code: "custom", path: [problem.field], message: problem.message });
 };
-export const zSecretGrantInput = zSecretGrantFields.superRefine(checkSecretGrant);
+/** The form's schema: with the pools it lists, named untrusted pools are explained before saving. */
+export const secretGrantSchema = (pools?: readonly GrantPoolFacts[]) => zSecretGrantFields.superRefine(checkSecretGrant(pools));
+export const zSecretGrantInput = secretGrantSchema();
 export type SecretGrantFormValues = z.input<typeof zSecretGrantInput>;
-export const zUpdateSecretGrantFields = zSecretGrantFields.extend(zVersionRef);
-export const zUpdateSecretGrantInput = zUpdateSecretGrantFields.superRefine(checkSecretGrant);
+export const zUpdateSecretGrantFields = zSecretGrantObject.extend(zVersionRef).transform(dropPoolsUnlessNamed);
+export const zUpdateSecretGrantInput = zUpdateSecretGrantFields.superRefine(checkSecretGrant());
 
-export const zConfigGrantInput = z.object({
+const zConfigGrantObject = z.object({
   configMapName: zK8sName,
   stackId: zOptionalStack,
   trustedPoolsOnly: z.boolean(),
+  // Defaults keep callers from before named pools working (a trust-tier grant).
+  poolScope: z.enum(GRANT_POOL_SCOPES).default("trust_tier"),
+  poolIds: zPoolIds.default([]),
   taskKinds: zTaskKinds,
 });
+export const zConfigGrantFields = zConfigGrantObject.transform(dropPoolsUnlessNamed);
+const checkConfigGrant = (pools?: readonly GrantPoolFacts[]) => (grant: z.output<typeof zConfigGrantFields>, ctx: z.RefinementCtx) => {
+  const problem = grantScopeProblem(grant, pools ?? null);
+  if (problem) ctx.addIssue({ code: "custom", path: [problem.field], message: problem.message });
+};
+export const configGrantSchema = (pools?: readonly GrantPoolFacts[]) => zConfigGrantFields.superRefine(checkConfigGrant(pools));
+export const zConfigGrantInput = configGrantSchema();
 export type ConfigGrantFormValues = z.input<typeof zConfigGrantInput>;
-export const zUpdateConfigGrantInput = zConfigGrantInput.extend(zVersionRef);
+export const zUpdateConfigGrantFields = zConfigGrantObject.extend(zVersionRef).transform(dropPoolsUnlessNamed);
+export const zUpdateConfigGrantInput = zUpdateConfigGrantFields.superRefine(checkConfigGrant());
 
 export const zVersionRefInput = z.object(zVersionRef);

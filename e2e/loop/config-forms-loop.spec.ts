@@ -1,56 +1,15 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { e2eDb } from "./db";
-import { expect, signIn, test } from "./fixtures";
+import { loopDb } from "../db";
+import { expect, signIn, test } from "../fixtures";
 
-// The configuration forms in a real browser against `next start`: a maintainer creates a stack
-// (a bad field is refused in the browser first) and a trigger rule (its dry run shows the run it
-// would create), then a failing check fires the rule and the run carries that stack's snapshot,
-// which a later edit of the stack does not change.
-//
-// The e2e server runs no worker, so the failing check enters the way local CI sends it
-// (ingestCiEvent) and is evaluated the way the worker's "delivery.evaluate" job does
-// (evaluateDelivery), from a child process on the e2e database (like e2e/db.ts appends events).
-
-const FIRE = `import { getDb } from "@/server/db";
-import { ingestCiEvent } from "@/server/domain/ingest/delivery/ingest-ci-event";
-import { evaluateDelivery } from "@/server/domain/ingest/evaluate/evaluate";
-const [fullName, cloneUrl, headSha, deliveryId] = process.argv.slice(2) as [string, string, string, string];
-const db = getDb();
-await ingestCiEvent({
-  db,
-  deliveryId,
-  log: "$ npm test\\n FAIL  test/sum.test.js > sum > adds\\nAssertionError: expected 3 to be 4\\nnpm ERR! Test failed.\\nLocal CI: exit code 1",
-  event: {
-    type: "failed_check", origin: "local", via: "local_ci", level: "job",
-    repository: { fullName, cloneUrl, htmlUrl: null, defaultBranch: "main", visibility: "private" },
-    actor: { login: "local-ci", type: "bot", association: null, airlockRole: null },
-    headSha, headBranch: "main", triggerEvent: "push", pullRequests: [], isFork: false,
-    workflowName: "local-ci", jobName: "test", checkName: "local-ci / test", step: "npm test",
-    runId: deliveryId, jobId: deliveryId + "-1", runAttempt: 1, url: null, conclusion: "failure",
-    startedAt: null, completedAt: null, runnerLabels: ["local-ci"], runnerName: "local-ci",
-  },
-});
-console.log(JSON.stringify(await evaluateDelivery({ db, deliveryId })));
-await db.$disconnect();
-`;
-
-function fireFailingCheck(databaseUrl: string, repo: { fullName: string; cloneUrl: string }) {
-  const dir = join(process.cwd(), "test-results", "config-forms");
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, "fire-failing-check.ts");
-  writeFileSync(file, FIRE);
-  const id = `e2e-config-${randomBytes(4).toString("hex")}`;
-  const out = execFileSync(join(process.cwd(), "node_modules/.bin/tsx"), [file, repo.fullName, repo.cloneUrl, randomBytes(20).toString("hex"), id], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, NODE_ENV: "test" },
-    encoding: "utf8",
-  });
-  return JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as { created: { runId: string }[] };
-}
+// The configuration forms in a real browser against `next start` with a running worker: a
+// maintainer creates a stack (a bad field is refused in the browser first) and a trigger rule (its
+// dry run shows the run it would create), then runs the repository's check from its page. The
+// local CI runs the demo's real, failing check, the failure goes through ingest and the trigger
+// path, the rule fires, and the run carries that stack's snapshot, which a later edit of the
+// stack does not change.
 
 /**
  * Serious or critical accessibility problems on the page (unlabelled controls and the like). The
@@ -64,10 +23,10 @@ async function axeProblems(page: Page) {
 }
 
 test("a maintainer configures a stack and a rule in forms, and a failing check runs that stack's snapshot", async ({ page, baseURL }) => {
-  test.setTimeout(120_000);
-  const db = await e2eDb();
+  test.setTimeout(240_000);
+  const db = await loopDb();
   try {
-    const repo = (await db.query<{ fullName: string; cloneUrl: string }>(`SELECT "fullName", "cloneUrl" FROM "Repository" WHERE "fullName" = 'demo/calculator'`)).rows[0];
+    const repo = (await db.query<{ id: string }>(`SELECT "id" FROM "Repository" WHERE "fullName" = 'demo/calculator'`)).rows[0];
     expect(repo, "the seed's demo/calculator").toBeDefined();
     await signIn(page, baseURL!, "user_maintainer");
     const name = `e2e-diagnoser-${randomBytes(3).toString("hex")}`;
@@ -118,17 +77,34 @@ test("a maintainer configures a stack and a rule in forms, and a failing check r
     await expect(page).toHaveURL(/\/triggers\/(?!new)[a-z0-9]+$/);
     const ruleId = page.url().split("/").at(-1)!;
 
-    // A failing check fires the rule: the run carries the stack's v1 snapshot.
-    const url = readFileSync("test-results/e2e-database-url", "utf8").trim();
-    const evaluated = fireFailingCheck(url, repo!);
-    const { rows } = await db.query<{ id: string; stackVersion: number; stackDigest: string; status: string }>(
-      `SELECT "id", "stackVersion", "stackDigest", "status" FROM "AgentDispatchRun" WHERE "triggerRuleId" = $1`,
-      [ruleId],
-    );
-    expect(rows, JSON.stringify(evaluated)).toHaveLength(1);
-    const run = rows[0]!;
+    // The repository page's "Run check": the worker's local CI runs the demo's check, which
+    // fails, and the failure goes through ingest and the trigger rules: the rule fires.
+    await page.goto(`/settings/repositories/${repo!.id}`);
+    const ci = page.getByRole("region", { name: "Local CI" });
+    await expect(ci).toContainText("npm test");
+    await ci.getByRole("button", { name: "Run check" }).click();
+    await expect(page.getByText(/Check queued on main/)).toBeVisible();
+    let run: { id: string; stackVersion: number; stackDigest: string; status: string; externalId: string } | undefined;
+    await expect
+      .poll(
+        async () => {
+          const { rows } = await db.query<NonNullable<typeof run>>(
+            `SELECT r."id", r."stackVersion", r."stackDigest", r."status", p."externalId" FROM "AgentDispatchRun" r
+              JOIN "Pipeline" p ON p."id" = r."pipelineId" WHERE r."triggerRuleId" = $1`,
+            [ruleId],
+          );
+          run = rows[0];
+          return rows.length;
+        },
+        { timeout: 120_000, intervals: [1_000] },
+      )
+      .toBe(1);
+    // A pipeline of the local CI itself (local-ci-<n>-<time>), with the check's real failure.
+    expect(run!.externalId).toMatch(/^local-ci-[0-9]+-[0-9a-z]+$/);
     const v1 = (await db.query<{ digest: string }>(`SELECT v."digest" FROM "AgentStackVersion" v JOIN "AgentStack" s ON s."id" = v."stackId" WHERE s."name" = $1 AND v."version" = 1`, [name])).rows[0];
     expect(run).toMatchObject({ stackVersion: 1, stackDigest: v1?.digest, status: "suggested" });
+    const audit = await db.query(`SELECT 1 FROM "AuditEntry" WHERE "action" = 'repository.run_check' AND "objectId" = $1`, [repo!.id]);
+    expect(audit.rowCount).toBe(1);
 
     // Editing the stack afterwards (the guard asks before leaving unsaved edits) leaves the run alone.
     await page.goto(stackUrl);
@@ -140,7 +116,7 @@ test("a maintainer configures a stack and a rule in forms, and a failing check r
     await page.getByRole("button", { name: "Save as v2" }).click();
     await expect(page.getByTestId("stack-version")).toHaveText("v2");
 
-    await page.goto(`/runs/${run.id}`);
+    await page.goto(`/runs/${run!.id}`);
     await expect(page.getByText(`${name} v1`).first()).toBeVisible();
   } finally {
     await db.end();

@@ -1,0 +1,42 @@
+"use client";
+
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { useTRPC } from "@/components/providers/trpc";
+
+// Live updates for /approvals over /api/approvals/stream (the run streams' LISTEN connection):
+// a new or changed request refetches the queue and its counts (at most every 300 ms); a
+// reconnect refetches too, since changes made while disconnected were not heard.
+
+export function useApprovalStream(): "live" | "connecting" {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [state, setState] = useState<"live" | "connecting">("connecting");
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    let opened = false;
+    const refetch = () => {
+      if (timer) return;
+      timer = setTimeout(() => {
+        timer = null;
+        void queryClient.invalidateQueries({ queryKey: trpc.approvals.list.queryKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.approvals.counts.queryKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.approvals.byId.queryKey() });
+      }, 300);
+    };
+    const es = new EventSource("/api/approvals/stream");
+    es.onopen = () => {
+      setState("live");
+      if (opened) refetch();
+      opened = true;
+    };
+    es.onerror = () => setState("connecting");
+    es.addEventListener("approval", refetch);
+    es.addEventListener("resync", refetch);
+    return () => {
+      es.close();
+      if (timer) clearTimeout(timer);
+    };
+  }, [queryClient, trpc]);
+  return state;
+}

@@ -1,0 +1,466 @@
+import { createHash } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+// A small GitHub REST API for tests of the GitHub forge: exactly the endpoints
+// server/forges/github/write-back.ts calls, with GitHub's request and response shapes (JSON
+// bodies, status codes, `{ message, documentation_url, status }` errors, Link pagination).
+// Repositories hold real content: blobs are hashed like git, trees map paths to blobs, commits
+// point at trees and parents, and a non-forced ref update must be a fast-forward (else GitHub's
+// 422 "Update is not a fast forward"). Tests read the state back to assert what really changed.
+
+type Blob = { content: Buffer };
+type TreeEntry = { mode: string; sha: string };
+type Commit = { sha: string; message: string; tree: string; parents: string[]; date: string };
+type Comment = { id: number; body: string; createdAt: string };
+type Review = { id: number; body: string; state: string; commitId: string; submittedAt: string };
+type WorkflowRun = { id: number; status: "queued" | "in_progress" | "completed"; conclusion: string | null; runAttempt: number; headSha: string; headBranch: string };
+
+export type FakeRepo = {
+  refs: Map<string, string>;
+  blobs: Map<string, Blob>;
+  trees: Map<string, Map<string, TreeEntry>>;
+  commits: Map<string, Commit>;
+  comments: Map<number, Comment[]>;
+  reviews: Map<number, Review[]>;
+  pulls: Set<number>;
+  workflowRuns: Map<number, WorkflowRun>;
+};
+
+export type RecordedRequest = { method: string; path: string; query: URLSearchParams; body: unknown; authorization: string | undefined };
+
+/** Return a response to answer the request yourself (failure injection), or undefined to let it through. */
+export type Interceptor = (req: RecordedRequest) => { status: number; body: unknown } | undefined | Promise<{ status: number; body: unknown } | undefined>;
+
+const docs = "https://docs.github.com/rest";
+
+const gitSha = (type: string, payload: Buffer) => createHash("sha1").update(Buffer.concat([Buffer.from(`${type} ${payload.length}\0`), payload])).digest("hex");
+
+export type FakeGithub = {
+  url: string;
+  token: string;
+  requests: RecordedRequest[];
+  createRepository(fullName: string, opts: { branch: string; files: Record<string, string>; executable?: string[]; pulls?: number[] }): { headSha: string };
+  /** Someone else pushes to the branch (a new commit on the tip). */
+  pushCommit(fullName: string, branch: string, files: Record<string, string>, message: string): string;
+  addWorkflowRun(fullName: string, run: Omit<WorkflowRun, "runAttempt"> & { runAttempt?: number }): void;
+  repo(fullName: string): FakeRepo;
+  /** The file contents of the commit a branch points at. */
+  filesAt(fullName: string, branch: string): Record<string, string>;
+  modeAt(fullName: string, branch: string, path: string): string | undefined;
+  branchHead(fullName: string, branch: string): string | undefined;
+  commit(fullName: string, sha: string): Commit | undefined;
+  /** Commits reachable from the branch tip, newest first. */
+  history(fullName: string, branch: string): Commit[];
+  intercept(fn: Interceptor | null): void;
+  close(): Promise<void>;
+};
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly doc: string,
+    readonly errors?: unknown[],
+  ) {
+    super(message);
+  }
+}
+
+export async function startFakeGithub(opts: { token?: string } = {}): Promise<FakeGithub> {
+  const token = opts.token ?? "ghp_fakeTestToken0123456789";
+  const repos = new Map<string, FakeRepo>();
+  const requests: RecordedRequest[] = [];
+  let interceptor: Interceptor | null = null;
+  let nextId = 1000;
+  let clock = Date.parse("2026-11-30T00:00:00Z");
+  const now = () => new Date((clock += 1000)).toISOString().replace(/\.\d{3}Z$/, "Z");
+  let base = "";
+  const web = "https://github.example.test";
+
+  const getRepo = (fullName: string) => {
+    const r = repos.get(fullName);
+    if (!r) throw new HttpError(404, "Not Found", `${docs}/repos/repos#get-a-repository`);
+    return r;
+  };
+
+  function putBlob(r: FakeRepo, content: Buffer) {
+    const sha = gitSha("blob", content);
+    r.blobs.set(sha, { content });
+    return sha;
+  }
+  function putTree(r: FakeRepo, entries: Map<string, TreeEntry>) {
+    const canonical = [...entries.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([p, e]) => `${e.mode} ${p}\0${e.sha}`).join("");
+    const sha = gitSha("tree", Buffer.from(canonical));
+    r.trees.set(sha, entries);
+    return sha;
+  }
+  function putCommit(r: FakeRepo, message: string, tree: string, parents: string[]) {
+    const date = now();
+    const sha = gitSha("commit", Buffer.from(`tree ${tree}\n${parents.map((p) => `parent ${p}\n`).join("")}date ${date}\n\n${message}`));
+    const c = { sha, message, tree, parents, date };
+    r.commits.set(sha, c);
+    return c;
+  }
+  function treeOf(r: FakeRepo, files: Record<string, string>, baseTree?: Map<string, TreeEntry>, executable: string[] = []) {
+    const entries = new Map(baseTree ?? []);
+    for (const [path, content] of Object.entries(files)) entries.set(path, { mode: executable.includes(path) ? "100755" : "100644", sha: putBlob(r, Buffer.from(content)) });
+    return putTree(r, entries);
+  }
+  const isAncestor = (r: FakeRepo, ancestor: string, of: string): boolean => {
+    const seen = new Set<string>();
+    const stack = [of];
+    while (stack.length) {
+      const sha = stack.pop() as string;
+      if (sha === ancestor) return true;
+      if (seen.has(sha)) continue;
+      seen.add(sha);
+      stack.push(...(r.commits.get(sha)?.parents ?? []));
+    }
+    return false;
+  };
+  const history = (r: FakeRepo, tip: string): Commit[] => {
+    const out: Commit[] = [];
+    let sha: string | undefined = tip;
+    while (sha) {
+      const c = r.commits.get(sha);
+      if (!c) break;
+      out.push(c);
+      sha = c.parents[0];
+    }
+    return out;
+  };
+
+  const api = (fullName: string) => `${base}/repos/${fullName}`;
+  const user = { login: "airlock-bot", id: 4242, node_id: "MDQ6VXNlcjQyNDI=", type: "Bot", site_admin: false };
+  const person = (date: string) => ({ name: "Airlock", email: "airlock@example.test", date });
+  const commitJson = (fullName: string, c: Commit) => ({
+    sha: c.sha,
+    node_id: `C_${c.sha.slice(0, 12)}`,
+    url: `${api(fullName)}/git/commits/${c.sha}`,
+    html_url: `${web}/${fullName}/commit/${c.sha}`,
+    author: person(c.date),
+    committer: person(c.date),
+    message: c.message,
+    tree: { sha: c.tree, url: `${api(fullName)}/git/trees/${c.tree}` },
+    parents: c.parents.map((p) => ({ sha: p, url: `${api(fullName)}/git/commits/${p}`, html_url: `${web}/${fullName}/commit/${p}` })),
+    verification: { verified: false, reason: "unsigned", signature: null, payload: null, verified_at: null },
+  });
+  const refJson = (fullName: string, branch: string, sha: string) => ({
+    ref: `refs/heads/${branch}`,
+    node_id: `REF_${branch}`,
+    url: `${api(fullName)}/git/refs/heads/${branch}`,
+    object: { sha, type: "commit", url: `${api(fullName)}/git/commits/${sha}` },
+  });
+  const commentJson = (fullName: string, issue: number, c: Comment) => ({
+    id: c.id,
+    node_id: `IC_${c.id}`,
+    url: `${api(fullName)}/issues/comments/${c.id}`,
+    html_url: `${web}/${fullName}/pull/${issue}#issuecomment-${c.id}`,
+    issue_url: `${api(fullName)}/issues/${issue}`,
+    body: c.body,
+    user,
+    created_at: c.createdAt,
+    updated_at: c.createdAt,
+    author_association: "NONE",
+  });
+  const reviewJson = (fullName: string, pull: number, r: Review) => ({
+    id: r.id,
+    node_id: `PRR_${r.id}`,
+    user,
+    body: r.body,
+    state: r.state,
+    html_url: `${web}/${fullName}/pull/${pull}#pullrequestreview-${r.id}`,
+    pull_request_url: `${api(fullName)}/pulls/${pull}`,
+    author_association: "NONE",
+    _links: { html: { href: `${web}/${fullName}/pull/${pull}#pullrequestreview-${r.id}` }, pull_request: { href: `${api(fullName)}/pulls/${pull}` } },
+    submitted_at: r.submittedAt,
+    commit_id: r.commitId,
+  });
+  const runJson = (fullName: string, w: WorkflowRun) => ({
+    id: w.id,
+    name: "CI",
+    node_id: `WFR_${w.id}`,
+    head_branch: w.headBranch,
+    head_sha: w.headSha,
+    run_number: w.id % 1000,
+    run_attempt: w.runAttempt,
+    event: "pull_request",
+    status: w.status,
+    conclusion: w.conclusion,
+    workflow_id: 1,
+    url: `${api(fullName)}/actions/runs/${w.id}`,
+    html_url: `${web}/${fullName}/actions/runs/${w.id}`,
+    created_at: "2026-11-30T00:00:00Z",
+    updated_at: now(),
+  });
+
+  /** GitHub pages lists with `per_page` (max 100) and `page`, and a Link header. */
+  function paged<T>(req: RecordedRequest, items: T[]): { body: T[]; link?: string } {
+    const perPage = Math.min(Number(req.query.get("per_page") ?? 30) || 30, 100);
+    const page = Math.max(Number(req.query.get("page") ?? 1) || 1, 1);
+    const body = items.slice((page - 1) * perPage, page * perPage);
+    const last = Math.max(Math.ceil(items.length / perPage), 1);
+    const at = (p: number) => {
+      const q = new URLSearchParams(req.query);
+      q.set("page", String(p));
+      q.set("per_page", String(perPage));
+      return `<${base}${req.path}?${q}>`;
+    };
+    const links = [...(page < last ? [`${at(page + 1)}; rel="next"`, `${at(last)}; rel="last"`] : []), ...(page > 1 ? [`${at(1)}; rel="first"`, `${at(page - 1)}; rel="prev"`] : [])];
+    return { body, ...(links.length ? { link: links.join(", ") } : {}) };
+  }
+
+  const requireString = (body: Record<string, unknown>, field: string, doc: string) => {
+    const v = body[field];
+    if (typeof v !== "string") throw new HttpError(422, "Invalid request.", doc, [{ resource: "Request", field, code: "missing_field" }]);
+    return v;
+  };
+
+  async function route(req: RecordedRequest): Promise<{ status: number; body: unknown; link?: string }> {
+    const m = req.path.match(/^\/repos\/([^/]+\/[^/]+)(\/.*)$/);
+    if (!m) throw new HttpError(404, "Not Found", docs);
+    const fullName = m[1] as string;
+    const rest = m[2] as string;
+    const r = getRepo(fullName);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    let g: RegExpMatchArray | null;
+
+    // Octokit sends the ref percent-encoded (heads%2Fmain); GitHub decodes it.
+    if (req.method === "GET" && (g = rest.match(/^\/git\/ref\/(.+)$/)) && decodeURIComponent(g[1] as string).startsWith("heads/")) {
+      const branch = decodeURIComponent(g[1] as string).slice("heads/".length);
+      const sha = r.refs.get(branch);
+      if (!sha) throw new HttpError(404, "Not Found", `${docs}/git/refs#get-a-reference`);
+      return { status: 200, body: refJson(fullName, branch, sha) };
+    }
+    if (req.method === "PATCH" && (g = rest.match(/^\/git\/refs\/(.+)$/)) && decodeURIComponent(g[1] as string).startsWith("heads/")) {
+      const branch = decodeURIComponent(g[1] as string).slice("heads/".length);
+      const doc = `${docs}/git/refs#update-a-reference`;
+      const sha = requireString(body, "sha", doc);
+      const current = r.refs.get(branch);
+      if (!current) throw new HttpError(422, "Reference does not exist", doc);
+      if (!r.commits.has(sha)) throw new HttpError(422, "Object does not exist", doc);
+      if (body.force !== true && !isAncestor(r, current, sha)) throw new HttpError(422, "Update is not a fast forward", doc);
+      r.refs.set(branch, sha);
+      return { status: 200, body: refJson(fullName, branch, sha) };
+    }
+    if (req.method === "GET" && (g = rest.match(/^\/git\/trees\/([0-9a-f]{40})$/))) {
+      const entries = r.trees.get(g[1] as string);
+      if (!entries) throw new HttpError(404, "Not Found", `${docs}/git/trees#get-a-tree`);
+      const recursive = req.query.has("recursive");
+      const files = [...entries].filter(([p]) => recursive || !p.includes("/"));
+      // A recursive listing also names every folder, as GitHub's does.
+      const dirs = recursive ? [...new Set(files.flatMap(([p]) => p.split("/").slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join("/"))))] : [...new Set([...entries.keys()].filter((p) => p.includes("/")).map((p) => p.split("/")[0] as string))];
+      const tree = [
+        ...dirs.map((path) => ({ path, mode: "040000", type: "tree", sha: gitSha("tree", Buffer.from(path)), url: `${api(fullName)}/git/trees/${gitSha("tree", Buffer.from(path))}` })),
+        ...files.map(([path, e]) => ({ path, mode: e.mode, type: "blob", sha: e.sha, size: r.blobs.get(e.sha)?.content.length ?? 0, url: `${api(fullName)}/git/blobs/${e.sha}` })),
+      ].sort((x, y) => x.path.localeCompare(y.path));
+      return { status: 200, body: { sha: g[1], url: `${api(fullName)}/git/trees/${g[1]}`, tree, truncated: false } };
+    }
+    if (req.method === "GET" && (g = rest.match(/^\/git\/blobs\/([0-9a-f]{40})$/))) {
+      const blob = r.blobs.get(g[1] as string);
+      if (!blob) throw new HttpError(404, "Not Found", `${docs}/git/blobs#get-a-blob`);
+      return {
+        status: 200,
+        // GitHub wraps base64 content at 60 characters.
+        body: { sha: g[1], node_id: `B_${(g[1] as string).slice(0, 12)}`, size: blob.content.length, url: `${api(fullName)}/git/blobs/${g[1]}`, content: `${blob.content.toString("base64").replace(/.{60}/g, "$&\n")}\n`, encoding: "base64" },
+      };
+    }
+    if (req.method === "GET" && (g = rest.match(/^\/git\/commits\/([0-9a-f]{40})$/))) {
+      const c = r.commits.get(g[1] as string);
+      if (!c) throw new HttpError(404, "Not Found", `${docs}/git/commits#get-a-commit-object`);
+      return { status: 200, body: commitJson(fullName, c) };
+    }
+    if (req.method === "POST" && rest === "/git/blobs") {
+      const doc = `${docs}/git/blobs#create-a-blob`;
+      const content = requireString(body, "content", doc);
+      const encoding = body.encoding ?? "utf-8";
+      if (encoding !== "utf-8" && encoding !== "base64") throw new HttpError(422, `encoding must be utf-8 or base64`, doc);
+      const sha = putBlob(r, Buffer.from(content, encoding === "base64" ? "base64" : "utf8"));
+      return { status: 201, body: { url: `${api(fullName)}/git/blobs/${sha}`, sha } };
+    }
+    if (req.method === "POST" && rest === "/git/trees") {
+      const doc = `${docs}/git/trees#create-a-tree`;
+      const baseTree = typeof body.base_tree === "string" ? r.trees.get(body.base_tree) : new Map<string, TreeEntry>();
+      if (!baseTree) throw new HttpError(422, "Invalid tree info", doc);
+      if (!Array.isArray(body.tree)) throw new HttpError(422, "Invalid request.", doc, [{ resource: "Request", field: "tree", code: "missing_field" }]);
+      const entries = new Map(baseTree);
+      for (const raw of body.tree as Record<string, unknown>[]) {
+        const path = raw.path;
+        if (typeof path !== "string" || path.startsWith("/") || path.split("/").includes("..")) throw new HttpError(422, "tree.path contains a malformed path component", doc);
+        if (!["100644", "100755", "040000", "160000", "120000"].includes(String(raw.mode))) throw new HttpError(422, "tree.mode is invalid", doc);
+        if (raw.sha === null) {
+          if (!entries.delete(path)) throw new HttpError(422, `GitRPC::BadObjectState: ${path} does not exist in the base tree`, doc);
+        } else if (typeof raw.sha === "string") {
+          if (!r.blobs.has(raw.sha)) throw new HttpError(422, "tree.sha is not a valid blob", doc);
+          entries.set(path, { mode: String(raw.mode), sha: raw.sha });
+        } else if (typeof raw.content === "string") {
+          entries.set(path, { mode: String(raw.mode), sha: putBlob(r, Buffer.from(raw.content)) });
+        } else throw new HttpError(422, "Must supply either tree.sha or tree.content", doc);
+      }
+      const sha = putTree(r, entries);
+      return {
+        status: 201,
+        body: { sha, url: `${api(fullName)}/git/trees/${sha}`, truncated: false, tree: [...entries].map(([path, e]) => ({ path, mode: e.mode, type: "blob", sha: e.sha, size: r.blobs.get(e.sha)?.content.length, url: `${api(fullName)}/git/blobs/${e.sha}` })) },
+      };
+    }
+    if (req.method === "POST" && rest === "/git/commits") {
+      const doc = `${docs}/git/commits#create-a-commit`;
+      const message = requireString(body, "message", doc);
+      const tree = requireString(body, "tree", doc);
+      if (!r.trees.has(tree)) throw new HttpError(422, "Tree SHA does not exist", doc);
+      const parents = Array.isArray(body.parents) ? (body.parents as unknown[]).map(String) : [];
+      for (const p of parents) if (!r.commits.has(p)) throw new HttpError(422, "Parent SHA does not exist or is not a commit object", doc);
+      return { status: 201, body: commitJson(fullName, putCommit(r, message, tree, parents)) };
+    }
+    if (req.method === "GET" && rest === "/commits") {
+      const ref = req.query.get("sha") ?? "main";
+      const tip = r.refs.get(ref) ?? ref;
+      if (!r.commits.has(tip)) throw new HttpError(404, `No commit found for SHA: ${ref}`, `${docs}/commits/commits#list-commits`);
+      const list = history(r, tip).map((c) => ({
+        sha: c.sha,
+        node_id: `C_${c.sha.slice(0, 12)}`,
+        commit: { author: person(c.date), committer: person(c.date), message: c.message, tree: { sha: c.tree, url: `${api(fullName)}/git/trees/${c.tree}` }, url: `${api(fullName)}/git/commits/${c.sha}`, comment_count: 0 },
+        url: `${api(fullName)}/commits/${c.sha}`,
+        html_url: `${web}/${fullName}/commit/${c.sha}`,
+        author: null,
+        committer: null,
+        parents: c.parents.map((p) => ({ sha: p, url: `${api(fullName)}/commits/${p}`, html_url: `${web}/${fullName}/commit/${p}` })),
+      }));
+      return { status: 200, ...paged(req, list) };
+    }
+    if ((g = rest.match(/^\/issues\/(\d+)\/comments$/))) {
+      const issue = Number(g[1]);
+      if (!r.pulls.has(issue)) throw new HttpError(404, "Not Found", `${docs}/issues/comments`);
+      const list = r.comments.get(issue) ?? [];
+      if (req.method === "POST") {
+        const c = { id: nextId++, body: requireString(body, "body", `${docs}/issues/comments#create-an-issue-comment`), createdAt: now() };
+        r.comments.set(issue, [...list, c]);
+        return { status: 201, body: commentJson(fullName, issue, c) };
+      }
+      if (req.method === "GET") return { status: 200, ...paged(req, list.map((c) => commentJson(fullName, issue, c))) };
+    }
+    if ((g = rest.match(/^\/pulls\/(\d+)\/reviews$/))) {
+      const pull = Number(g[1]);
+      if (!r.pulls.has(pull)) throw new HttpError(404, "Not Found", `${docs}/pulls/reviews`);
+      const list = r.reviews.get(pull) ?? [];
+      if (req.method === "POST") {
+        const doc = `${docs}/pulls/reviews#create-a-review-for-a-pull-request`;
+        const event = body.event;
+        if (event !== "APPROVE" && event !== "COMMENT" && event !== "REQUEST_CHANGES") throw new HttpError(422, "Unprocessable Entity", doc, [`event must be APPROVE, REQUEST_CHANGES or COMMENT`]);
+        if (event !== "APPROVE" && !body.body) throw new HttpError(422, "Unprocessable Entity", doc, ["Body is required for this event"]);
+        const state = event === "APPROVE" ? "APPROVED" : event === "COMMENT" ? "COMMENTED" : "CHANGES_REQUESTED";
+        const rv = { id: nextId++, body: String(body.body ?? ""), state, commitId: [...r.refs.values()][0] ?? "", submittedAt: now() };
+        r.reviews.set(pull, [...list, rv]);
+        return { status: 200, body: reviewJson(fullName, pull, rv) };
+      }
+      if (req.method === "GET") return { status: 200, ...paged(req, list.map((rv) => reviewJson(fullName, pull, rv))) };
+    }
+    if ((g = rest.match(/^\/actions\/runs\/(\d+)(\/rerun)?$/))) {
+      const w = r.workflowRuns.get(Number(g[1]));
+      if (!w) throw new HttpError(404, "Not Found", `${docs}/actions/workflow-runs`);
+      if (req.method === "GET" && !g[2]) return { status: 200, body: runJson(fullName, w) };
+      if (req.method === "POST" && g[2]) {
+        if (w.status !== "completed") throw new HttpError(403, "This workflow run is not completed", `${docs}/actions/workflow-runs#re-run-a-workflow`);
+        w.status = "queued";
+        w.conclusion = null;
+        w.runAttempt += 1;
+        return { status: 201, body: {} };
+      }
+    }
+    throw new HttpError(404, "Not Found", docs);
+  }
+
+  async function readBody(req: IncomingMessage): Promise<unknown> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    if (!text) return undefined;
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new HttpError(400, "Problems parsing JSON", docs);
+    }
+  }
+
+  function send(res: ServerResponse, status: number, body: unknown, link?: string) {
+    const text = JSON.stringify(body);
+    res.writeHead(status, {
+      "content-type": "application/json; charset=utf-8",
+      "x-github-media-type": "github.v3; format=json",
+      "x-ratelimit-limit": "5000",
+      "x-ratelimit-remaining": "4999",
+      "x-github-request-id": `FAKE:${nextId++}`,
+      ...(link ? { link } : {}),
+    });
+    res.end(text);
+  }
+
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      try {
+        const url = new URL(req.url ?? "/", "http://fake.invalid");
+        const recorded: RecordedRequest = { method: req.method ?? "GET", path: url.pathname, query: url.searchParams, body: await readBody(req), authorization: req.headers.authorization };
+        requests.push(recorded);
+        const auth = req.headers.authorization ?? "";
+        if (auth !== `token ${token}` && auth !== `bearer ${token}` && auth !== `Bearer ${token}`) throw new HttpError(401, "Bad credentials", docs);
+        const injected = await interceptor?.(recorded);
+        if (injected) return send(res, injected.status, injected.body);
+        const out = await route(recorded);
+        send(res, out.status, out.body, out.link);
+      } catch (err) {
+        if (err instanceof HttpError) return send(res, err.status, { message: err.message, ...(err.errors ? { errors: err.errors } : {}), documentation_url: err.doc, status: String(err.status) });
+        send(res, 500, { message: String(err) });
+      }
+    })();
+  });
+  await new Promise<void>((resolveListen) => server.listen(0, "127.0.0.1", resolveListen));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const filesOf = (r: FakeRepo, commitSha: string) => {
+    const tree = r.trees.get((r.commits.get(commitSha) as Commit).tree) as Map<string, TreeEntry>;
+    return Object.fromEntries([...tree].map(([p, e]) => [p, (r.blobs.get(e.sha) as Blob).content.toString("utf8")]));
+  };
+
+  return {
+    url: base,
+    token,
+    requests,
+    createRepository(fullName, o) {
+      const r: FakeRepo = { refs: new Map(), blobs: new Map(), trees: new Map(), commits: new Map(), comments: new Map(), reviews: new Map(), pulls: new Set(o.pulls ?? []), workflowRuns: new Map() };
+      repos.set(fullName, r);
+      const c = putCommit(r, "Initial commit\n", treeOf(r, o.files, undefined, o.executable), []);
+      r.refs.set(o.branch, c.sha);
+      return { headSha: c.sha };
+    },
+    pushCommit(fullName, branch, files, message) {
+      const r = getRepo(fullName);
+      const tip = r.refs.get(branch) as string;
+      const c = putCommit(r, message, treeOf(r, files, r.trees.get((r.commits.get(tip) as Commit).tree)), [tip]);
+      r.refs.set(branch, c.sha);
+      return c.sha;
+    },
+    addWorkflowRun(fullName, run) {
+      getRepo(fullName).workflowRuns.set(run.id, { runAttempt: 1, ...run });
+    },
+    repo: getRepo,
+    filesAt(fullName, branch) {
+      const r = getRepo(fullName);
+      return filesOf(r, r.refs.get(branch) as string);
+    },
+    modeAt(fullName, branch, path) {
+      const r = getRepo(fullName);
+      return r.trees.get((r.commits.get(r.refs.get(branch) as string) as Commit).tree)?.get(path)?.mode;
+    },
+    branchHead: (fullName, branch) => getRepo(fullName).refs.get(branch),
+    commit: (fullName, sha) => getRepo(fullName).commits.get(sha),
+    history(fullName, branch) {
+      const r = getRepo(fullName);
+      return history(r, r.refs.get(branch) as string);
+    },
+    intercept(fn) {
+      interceptor = fn;
+    },
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
+}
