@@ -2,6 +2,10 @@
 //  1. Dispatch latency: enqueue (commit of the run.dispatch job) -> attempt claimed by an idle
 //     in-process worker (LISTEN/NOTIFY pickup, admission, pool lock), and -> agent session
 //     started (workspace worktree + adapter), p50/p99 over sequential runs.
+//  1b. The claim alone (claimNextAttempt called directly): p50/p99, and the SQL statements it
+//     sends in all and inside its transaction (the part that holds the run and pool locks),
+//     counted at the pg driver, and the CPU time this process spent on it: figures that, unlike
+//     wall-clock milliseconds, barely move with the machine's load.
 //  2. Sustained event appends through the runner's path (fenced batches: run-row lock, fence
 //     check, gap-free seq, one NOTIFY per batch), for one run and for 50 runs at once, with every
 //     run's seq verified gap-free afterwards.
@@ -85,6 +89,47 @@ async function main() {
   toClaim.sort((a, b) => a - b);
   toSession.sort((a, b) => a - b);
 
+  // ------------------------------------------------ 1b. the claim alone
+  const { claimNextAttempt } = await import("@/server/domain/runs/claim-attempt");
+  const counted = { total: 0, inTx: 0, open: new WeakSet<object>(), on: false };
+  const query = pg.Client.prototype.query;
+  // Bench-only instrumentation: count every statement the driver sends while a claim runs.
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    if (counted.on) {
+      const text = String(typeof args[0] === "string" ? args[0] : (args[0] as { text?: string } | null)?.text ?? "").trim().toUpperCase();
+      counted.total++;
+      if (text.startsWith("BEGIN")) counted.open.add(this);
+      if (counted.open.has(this)) counted.inTx++;
+      if (text.startsWith("COMMIT") || text.startsWith("ROLLBACK")) counted.open.delete(this);
+    }
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  const claimMs: number[] = [];
+  const claimCpuMs: number[] = [];
+  const statements: { total: number; inTx: number }[] = [];
+  for (let i = 0; i < DISPATCH_SAMPLES + 5; i++) {
+    const run = await fixtures.createExecRun({ repositoryId: local.repository.id, stack: quick, sha: local.sha, actorUserId: maintainer.user.id });
+    Object.assign(counted, { total: 0, inTx: 0, on: true });
+    const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
+    const claimed = await claimNextAttempt({ db, runId: run.id, workerRef: "bench", kubernetesAvailable: false });
+    const ms = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    counted.on = false;
+    if (claimed.kind !== "started") throw new Error(`bench claim ${claimed.kind}: ${claimed.reason}`);
+    // Free the pool slot again (nothing runs the attempt).
+    await db.dispatchAttempt.update({ where: { id: claimed.attempt.id }, data: { status: "succeeded", finishedAt: new Date() } });
+    if (i < 5) continue;
+    claimMs.push(ms);
+    claimCpuMs.push((cpu.user + cpu.system) / 1000);
+    statements.push({ total: counted.total, inTx: counted.inTx });
+  }
+  pg.Client.prototype.query = query;
+  claimMs.sort((a, b) => a - b);
+  claimCpuMs.sort((a, b) => a - b);
+  const perClaim = statements[0]!;
+  if (statements.some((s) => s.total !== perClaim.total || s.inTx !== perClaim.inTx)) throw new Error("claims sent different statement counts");
+
   // ------------------------------------------------ 2. event appends
   async function runningAttempts(n: number) {
     const out = [];
@@ -143,6 +188,10 @@ async function main() {
       row("enqueue -> attempt claimed (admitted), p99", `${fmt(pct(toClaim, 99))} ms`, "", true),
       row("enqueue -> agent session started, p50", `${fmt(pct(toSession, 50))} ms`, "", true),
       row("enqueue -> agent session started, p99", `${fmt(pct(toSession, 99))} ms`, "", true),
+      row("claim alone (admission, pool lock), p50", `${fmt(pct(claimMs, 50))} ms`, "", true),
+      row("claim alone, p99", `${fmt(pct(claimMs, 99))} ms`, "", true),
+      row("claim alone: this process's CPU time, p50", `${fmt(pct(claimCpuMs, 50))} ms`, "", true),
+      row("claim: SQL statements (in its transaction)", `${perClaim.total} (${perClaim.inTx})`, "", true),
       row("event appends, 1 run", `${Math.round(one.perSecond)} /s`, "", true),
       row(`event appends, ${CONCURRENT_RUNS} runs at once (seq gap-free)`, `${Math.round(many.perSecond)} /s`, `>= ${TARGET_EVENTS_PER_SECOND}/s`, many.perSecond >= TARGET_EVENTS_PER_SECOND),
       "",

@@ -3,10 +3,13 @@ import type { StackIds, StackName } from "./stacks";
 
 // Service accounts, runner pools, and the secret/config grants stacks may read.
 // Fork PRs and untrusted refs land on `untrusted-sandbox`, whose accounts are
-// unprivileged and which never receives a privileged secret.
+// unprivileged and which never receives a privileged secret. Read-only work on trusted refs
+// (diagnose, triage) lands on `trusted-readonly`, whose runtime account is unprivileged too:
+// admission prefers it over `trusted-local` whenever the run gets no privileged credentials.
 
 export const serviceAccounts = [
   { name: "agent-runtime-privileged", namespace: "airlock", privileged: true, description: "Runtime identity of trusted agent sessions; may receive privileged secrets such as GITHUB_TOKEN." },
+  { name: "agent-runtime-readonly", namespace: "airlock", privileged: false, description: "Runtime identity of read-only agent sessions on trusted refs (diagnose, triage): model API and repository read access, no write scopes." },
   { name: "runner-local", namespace: "airlock", privileged: false, description: "Launches local runner processes; holds no repository credentials." },
   { name: "agent-runtime-sandbox", namespace: "airlock-sandbox", privileged: false, description: "Runtime identity for fork PRs and untrusted refs: model API access only, no repository write scopes." },
   { name: "runner-sandbox", namespace: "airlock-sandbox", privileged: false, description: "Launches sandboxed runners with egress restricted to the model provider." },
@@ -14,7 +17,7 @@ export const serviceAccounts = [
   { name: "runner-k8s", namespace: "airlock-agents", privileged: false, description: "Creates the Kubernetes Job for each attempt; RBAC limited to jobs and pods in airlock-agents." },
 ] as const;
 
-export type PoolName = "trusted-local" | "untrusted-sandbox" | "k8s-batch";
+export type PoolName = "trusted-local" | "trusted-readonly" | "untrusted-sandbox" | "k8s-batch";
 
 export const runnerPools: {
   name: PoolName;
@@ -26,6 +29,7 @@ export const runnerPools: {
   runner: (typeof serviceAccounts)[number]["name"];
 }[] = [
   { name: "trusted-local", trustTier: "trusted", kind: "local", concurrency: 4, allowedTaskKinds: ["diagnose", "repair", "triage", "release_review"], runtime: "agent-runtime-privileged", runner: "runner-local" },
+  { name: "trusted-readonly", trustTier: "trusted", kind: "local", concurrency: 4, allowedTaskKinds: ["diagnose", "triage"], runtime: "agent-runtime-readonly", runner: "runner-local" },
   { name: "untrusted-sandbox", trustTier: "untrusted", kind: "local", concurrency: 2, allowedTaskKinds: ["diagnose", "repair"], runtime: "agent-runtime-sandbox", runner: "runner-sandbox" },
   { name: "k8s-batch", trustTier: "trusted", kind: "kubernetes", concurrency: 8, allowedTaskKinds: ["diagnose", "triage", "release_review"], runtime: "agent-runtime-k8s", runner: "runner-k8s" },
 ];

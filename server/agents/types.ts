@@ -70,10 +70,34 @@ export interface AgentAdapter {
   start(options: AgentStartOptions): Promise<AgentSession>;
 }
 
-/** The agent could not be started; `message` is the reason to record on the attempt. */
+/**
+ * The agent could not be started; `message` is the reason to record on the attempt. `transient`
+ * (a busy machine or cluster, not a broken configuration) lets the attempt be retried; unless
+ * told, it is read from the cause (see isTransientFailure).
+ */
 export class AgentStartError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  readonly transient: boolean;
+  constructor(message: string, options?: { cause?: unknown; transient?: boolean }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "AgentStartError";
+    this.transient = options?.transient ?? isTransientFailure(options?.cause);
   }
+}
+
+// Failures that say "not now" rather than "never": resources briefly exhausted, a peer that
+// did not answer, a cluster that is overloaded or restarting. Anything else (ENOENT, EACCES,
+// 4xx refusals, invalid specs) is a configuration problem a retry would repeat.
+const transientErrnos = new Set(["EAGAIN", "EMFILE", "ENFILE", "ENOMEM", "EBUSY", "ETXTBSY", "ECONNRESET", "ECONNREFUSED", "ETIMEDOUT", "EPIPE", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+const transientHttp = new Set([408, 429, 500, 502, 503, 504]);
+
+/** Whether an error (or any error in its cause chain) is transient. Pure. */
+export function isTransientFailure(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === "object" && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, statusCode, status } = e as { code?: unknown; statusCode?: unknown; status?: unknown };
+    if (typeof code === "string" && transientErrnos.has(code)) return true;
+    // @kubernetes/client-node's ApiException carries the HTTP status as `code`; others use statusCode/status.
+    for (const http of [code, statusCode, status]) if (typeof http === "number" && transientHttp.has(http)) return true;
+    if (e instanceof AgentStartError) return e.transient;
+  }
+  return false;
 }

@@ -4,6 +4,7 @@ import { AppError } from "@/server/errors";
 import type { PolicyDecision } from "./decision";
 import { evaluate, recheck, type RecheckResult } from "./evaluate";
 import type { Facts } from "./facts";
+import type { PolicyDefinition } from "./model";
 import { toPolicyDecision } from "./decisions";
 import { ensureShippedPolicies, isShippedKind, loadDefinition } from "./store";
 
@@ -49,38 +50,71 @@ async function currentVersion(db: Db, kind: PolicyKind): Promise<CurrentVersion 
   return row;
 }
 
+function subjectOf(subject: string): string {
+  const trimmed = subject.trim();
+  if (!trimmed) throw new AppError("BAD_REQUEST", "a decision needs a subject", { reason: "missing_subject" });
+  return trimmed;
+}
+
 export async function decide(opts: DecideOptions): Promise<StoredDecision> {
-  const subject = opts.subject.trim();
-  if (!subject) throw new AppError("BAD_REQUEST", "a decision needs a subject", { reason: "missing_subject" });
-
-  let version = await currentVersion(opts.db, opts.kind);
-  if (!version && isShippedKind(opts.kind)) {
-    await ensureShippedPolicies(opts.db);
-    version = await currentVersion(opts.db, opts.kind);
-  }
-  if (!version) throw new AppError("NOT_FOUND", `no policy ${opts.kind}`, { reason: "no_such_policy" });
-
-  const definition = await loadDefinition(opts.db, version);
+  const subject = subjectOf(opts.subject);
+  const policy = await loadCurrentPolicy(opts.db, opts.kind);
   // Throws PolicyFactError on refused facts, before anything is written.
-  const decision = evaluate(definition, opts.facts, {
-    property: opts.property,
-    version: version.version,
-    digest: version.digest,
-  });
-  const row = await opts.db.policyDecision.create({
-    data: {
-      policyVersionId: version.id,
-      runId: opts.runId ?? null,
-      subject,
+  const prepared = prepareDecision(policy, opts.facts, opts.property);
+  const [stored] = await storeDecisions(opts.db, [{ prepared, runId: opts.runId, subject }]);
+  return stored!;
+}
+
+// decide() in parts, for a caller that must keep its own transaction short (the attempt claim):
+// load the current policy and evaluate outside the transaction, then store every decision inside
+// it in one statement. A decision is still stored exactly once, with the version that made it.
+
+export type CurrentPolicy = { version: CurrentVersion; definition: PolicyDefinition };
+
+/** The policy's current version and its (cached) definition: one small query on a cache hit. */
+export async function loadCurrentPolicy(db: Db, kind: PolicyKind): Promise<CurrentPolicy> {
+  let version = await currentVersion(db, kind);
+  if (!version && isShippedKind(kind)) {
+    await ensureShippedPolicies(db);
+    version = await currentVersion(db, kind);
+  }
+  if (!version) throw new AppError("NOT_FOUND", `no policy ${kind}`, { reason: "no_such_policy" });
+  return { version, definition: await loadDefinition(db, version) };
+}
+
+export type PreparedDecision = { policyVersionId: string; decision: PolicyDecision };
+
+/** Evaluates without storing. Pure; throws PolicyFactError on refused facts. */
+export function prepareDecision(policy: CurrentPolicy, facts: Facts, property?: string): PreparedDecision {
+  const decision = evaluate(policy.definition, facts, { property, version: policy.version.version, digest: policy.version.digest });
+  return { policyVersionId: policy.version.id, decision };
+}
+
+/** Stores prepared decisions, one PolicyDecision row each, in one statement; results in input order. */
+export async function storeDecisions(
+  db: Db,
+  items: { prepared: PreparedDecision; runId?: string | null; subject: string }[],
+): Promise<StoredDecision[]> {
+  const data = items.map(({ prepared: { policyVersionId, decision }, runId, subject }) => {
+    return {
+      policyVersionId,
+      runId: runId ?? null,
+      subject: subjectOf(subject),
       facts: decision.facts as Prisma.InputJsonValue,
       property: decision.property,
       value: decision.value,
       ruleName: decision.rule,
       proof: decision.proof as Prisma.InputJsonValue,
-    },
-    select: { id: true, createdAt: true },
+    };
   });
-  return { id: row.id, policyVersionId: version.id, createdAt: row.createdAt, decision };
+  if (data.length === 0) return [];
+  const rows =
+    data.length === 1
+      ? [await db.policyDecision.create({ data: data[0]!, select: { id: true, createdAt: true } })]
+      : await db.policyDecision.createManyAndReturn({ data, select: { id: true, createdAt: true } });
+  // PostgreSQL returns a multi-row INSERT ... VALUES ... RETURNING in VALUES order (bulk inserts
+  // elsewhere, e.g. Django's bulk_create, rely on the same).
+  return rows.map((row, i) => ({ id: row.id, policyVersionId: data[i]!.policyVersionId, createdAt: row.createdAt, decision: items[i]!.prepared.decision }));
 }
 
 export type RecheckedDecision = RecheckResult & {

@@ -8,13 +8,17 @@ import {
   type PolicyOutcome,
   runnerSelectionFacts,
 } from "../pools/admission";
-import { decide } from "../policy/decide";
+import { type CurrentPolicy, type PreparedDecision, prepareDecision, storeDecisions } from "../policy/decide";
 import { PolicyFactError } from "../policy/facts";
 import { type StackSpec, zStackSpec } from "../stacks/spec";
 
 // Admission's inputs and its policy decisions: the run's facts, the actor's repository role,
-// pools with their service accounts, grants, and the runner_selection policy decided through
-// decide() (each decision stored with its proof). The pure choice is server/domain/pools/admission.ts.
+// pools with their service accounts, grants, and the runner_selection policy (each decision
+// stored with its proof). The pure choice is server/domain/pools/admission.ts.
+//
+// Split for a short claim transaction: everything is read and evaluated before it
+// (planAdmission), and only the two policy decisions are stored inside it, in one statement,
+// before the attempt may start (storeAdmissionDecisions).
 
 export type AdmissionRun = {
   id: string;
@@ -49,7 +53,7 @@ export function requestedGrants(spec: StackSpec): { secrets: string[]; configMap
   return { secrets: [...new Set(secrets)], configMaps: [...new Set(spec.mcpServers.flatMap((m) => m.configMaps))] };
 }
 
-type PoolRow = {
+export type PoolRow = {
   id: string;
   name: string;
   trustTier: TrustTier;
@@ -67,22 +71,40 @@ type PoolRow = {
 
 async function actorOf(db: Db, run: AdmissionRun): Promise<AdmissionFacts["actor"]> {
   if (!run.actorUserId) return { kind: "automation", label: run.actor, triggerRuleId: run.triggerRuleId };
-  const user = await db.user.findUnique({
-    where: { id: run.actorUserId },
-    select: { email: true, isAdmin: true, memberships: { where: { repositoryId: run.repositoryId }, select: { role: true } } },
-  });
-  const role: RepoRole | null = user?.isAdmin ? "admin" : (user?.memberships[0]?.role ?? null);
+  // The user and their role on this repository in one round trip.
+  const [user] = await db.$queryRaw<{ email: string; isAdmin: boolean; role: RepoRole | null }[]>`
+    SELECT u."email", u."isAdmin",
+           (SELECT m."role"::text FROM "Membership" m WHERE m."userId" = u."id" AND m."repositoryId" = ${run.repositoryId}) AS "role"
+    FROM "User" u WHERE u."id" = ${run.actorUserId}`;
+  const role: RepoRole | null = user?.isAdmin ? "admin" : (user?.role ?? null);
   return { kind: "person", label: user?.email ?? run.actor, role };
 }
 
-async function decideOutcome<T>(tx: Tx, runId: string, subject: string, facts: ReturnType<typeof runnerSelectionFacts>, property: string, fallback: T) {
+/** Pools with their accounts and current load, in one query. Independent of the run. */
+export function loadPools(db: Db): Promise<PoolRow[]> {
+  return db.$queryRaw<PoolRow[]>`
+    SELECT p."id", p."name", p."trustTier"::text AS "trustTier", p."kind"::text AS "kind", p."concurrency",
+           p."allowedTaskKinds"::text[] AS "allowedTaskKinds",
+           rt."name" AS "rtName", rt."namespace" AS "rtNamespace", rt."privileged" AS "rtPrivileged",
+           rn."name" AS "rnName", rn."namespace" AS "rnNamespace", rn."privileged" AS "rnPrivileged",
+           (SELECT count(*)::int FROM "DispatchAttempt" a WHERE a."runnerPoolId" = p."id" AND a."status" IN ('starting', 'running')) AS "active"
+    FROM "RunnerPool" p
+    JOIN "ServiceAccount" rt ON rt."id" = p."runtimeServiceAccountId"
+    JOIN "ServiceAccount" rn ON rn."id" = p."runnerServiceAccountId"
+    ORDER BY p."name"`;
+}
+
+/** One runner_selection property, prepared (not stored); refused facts fail closed with no decision. */
+function outcomeOf<T>(policy: CurrentPolicy, facts: ReturnType<typeof runnerSelectionFacts>, property: string, fallback: T) {
   try {
-    const made = await decide({ db: tx, kind: "runner_selection", facts, property, runId, subject });
-    return { value: made.decision.value as T, decisionId: made.id, rule: made.decision.rule, explanation: made.decision.explanation } satisfies PolicyOutcome<T>;
+    const prepared = prepareDecision(policy, facts, property);
+    const { value, rule, explanation } = prepared.decision;
+    return { prepared, outcome: { value: value as T, decisionId: null, rule, explanation } satisfies PolicyOutcome<T> };
   } catch (err) {
     // Facts the policy refuses are no decision: fail closed (untrusted, unprivileged) and say why.
     if (!(err instanceof PolicyFactError)) throw err;
-    return { value: fallback, decisionId: null, rule: null, explanation: `the policy refused the facts (${err.message}); fail-closed` };
+    const outcome: PolicyOutcome<T> = { value: fallback, decisionId: null, rule: null, explanation: `the policy refused the facts (${err.message}); fail-closed` };
+    return { prepared: null, outcome };
   }
 }
 
@@ -91,24 +113,15 @@ export type AdmissionInputs = Awaited<ReturnType<typeof loadAdmissionInputs>>;
 /**
  * Everything admission reads besides the policy: the run's facts, the actor's role, pools with
  * their accounts and load, the grants for what the stack asks. Read-only and independent of the
- * run's lock, so the claim loads it before its transaction, with the reads in parallel.
+ * run's lock, so the claim loads it before its transaction, with the reads in parallel (pools may
+ * be passed in, read alongside the run).
  */
-export async function loadAdmissionInputs(db: Db, run: AdmissionRun) {
+export async function loadAdmissionInputs(db: Db, run: AdmissionRun, preloaded: { pools?: Promise<PoolRow[]> | PoolRow[] } = {}) {
   const stack = stackSpecOf(run.stackSnapshot);
   const requested = stack ? requestedGrants(stack.spec) : { secrets: [], configMaps: [] };
   const [actor, pools, secretGrants, configGrants] = await Promise.all([
     actorOf(db, run),
-    // Pools with their accounts and current load in one query.
-    db.$queryRaw<PoolRow[]>`
-      SELECT p."id", p."name", p."trustTier"::text AS "trustTier", p."kind"::text AS "kind", p."concurrency",
-             p."allowedTaskKinds"::text[] AS "allowedTaskKinds",
-             rt."name" AS "rtName", rt."namespace" AS "rtNamespace", rt."privileged" AS "rtPrivileged",
-             rn."name" AS "rnName", rn."namespace" AS "rnNamespace", rn."privileged" AS "rnPrivileged",
-             (SELECT count(*)::int FROM "DispatchAttempt" a WHERE a."runnerPoolId" = p."id" AND a."status" IN ('starting', 'running')) AS "active"
-      FROM "RunnerPool" p
-      JOIN "ServiceAccount" rt ON rt."id" = p."runtimeServiceAccountId"
-      JOIN "ServiceAccount" rn ON rn."id" = p."runnerServiceAccountId"
-      ORDER BY p."name"`,
+    preloaded.pools ?? loadPools(db),
     requested.secrets.length > 0 ? db.secretGrant.findMany({ where: { secretName: { in: requested.secrets } } }) : [],
     requested.configMaps.length > 0 ? db.configGrant.findMany({ where: { configMapName: { in: requested.configMaps } } }) : [],
   ]);
@@ -125,23 +138,23 @@ export async function loadAdmissionInputs(db: Db, run: AdmissionRun) {
   return { facts, hasStack: stack !== null, pools, secretGrants, configGrants };
 }
 
+/** An admission decided but not yet stored: the choice, and the policy decisions it rests on. */
+export type AdmissionPlan = { decision: AdmissionDecision; policyDecisions: PreparedDecision[] };
+
 /**
- * Decides the admission of `attempt` from its loaded inputs: the runner_selection policy through
- * decide() (both decisions stored with their proofs, in the caller's transaction), then the pure
- * choice. Stores nothing else.
+ * Decides admission from its loaded inputs and the current runner_selection policy: the two
+ * policy properties evaluated (prepared, not stored), then the pure choice. Reads and writes
+ * nothing; storeAdmissionDecisions stores the policy decisions before anything may launch.
  */
-export async function decideAdmission(
-  tx: Tx,
-  opts: { runId: string; attemptId: string; inputs: AdmissionInputs; kubernetesAvailable: boolean },
-): Promise<AdmissionDecision> {
+export function planAdmission(opts: { inputs: AdmissionInputs; policy: CurrentPolicy; kubernetesAvailable: boolean }): AdmissionPlan {
   const { facts, pools, secretGrants, configGrants } = opts.inputs;
   const policyFacts = runnerSelectionFacts(facts, secretGrants);
-  const subject = `attempt:${opts.attemptId}`;
-  const poolTrustTier = await decideOutcome<TrustTier>(tx, opts.runId, subject, policyFacts, "pool_trust_tier", "untrusted");
-  const privilegedCredentials = await decideOutcome<boolean>(tx, opts.runId, subject, policyFacts, "privileged_credentials", false);
+  const poolTrustTier = outcomeOf<TrustTier>(opts.policy, policyFacts, "pool_trust_tier", "untrusted");
+  const privilegedCredentials = outcomeOf<boolean>(opts.policy, policyFacts, "privileged_credentials", false);
+  const policyDecisions = [poolTrustTier.prepared, privilegedCredentials.prepared].filter((d): d is PreparedDecision => d !== null);
   const decision = admit({
     ...facts,
-    policy: { poolTrustTier, privilegedCredentials },
+    policy: { poolTrustTier: poolTrustTier.outcome, privilegedCredentials: privilegedCredentials.outcome },
     pools: pools.map((p) => ({
       id: p.id,
       name: p.name,
@@ -160,18 +173,35 @@ export async function decideAdmission(
   if (!opts.inputs.hasStack && decision.admitted) {
     const refusal = "the run's stack snapshot has no valid stack definition";
     return {
-      ...decision,
-      admitted: false,
-      refusal,
-      pool: null,
-      runtimeServiceAccount: null,
-      runnerServiceAccount: null,
-      secretsGranted: [],
-      configMapsGranted: [],
-      summary: `Refused: ${refusal}`,
+      policyDecisions,
+      decision: {
+        ...decision,
+        admitted: false,
+        refusal,
+        pool: null,
+        runtimeServiceAccount: null,
+        runnerServiceAccount: null,
+        secretsGranted: [],
+        configMapsGranted: [],
+        summary: `Refused: ${refusal}`,
+      },
     };
   }
-  return decision;
+  return { decision, policyDecisions };
+}
+
+/**
+ * Stores the plan's policy decisions for `attempt:<id>` (one statement, in the caller's
+ * transaction) and returns the admission naming them: the proof exists before the attempt starts
+ * and is rolled back with the claim if the claim does not commit.
+ */
+export async function storeAdmissionDecisions(tx: Tx, opts: { runId: string; attemptId: string; plan: AdmissionPlan }): Promise<AdmissionDecision> {
+  const subject = `attempt:${opts.attemptId}`;
+  const stored = await storeDecisions(
+    tx,
+    opts.plan.policyDecisions.map((prepared) => ({ prepared, runId: opts.runId, subject })),
+  );
+  return { ...opts.plan.decision, decisionIds: stored.map((d) => d.id) };
 }
 
 export function storedAdmission(decision: AdmissionDecision, attempt: { id: string; number: number }, now: Date): StoredAdmission {

@@ -8,6 +8,7 @@ import type { RunEventInput } from "../events/catalogue";
 import { zStackSpec } from "../stacks/spec";
 import { type AttemptFence, withFence } from "./attempt-fence";
 import { assertAttemptTransition, assertRunTransition } from "./lifecycle";
+import { type AttemptEndCause, automaticRetry } from "./retry";
 
 // The attempt steps every path shares: queue a new attempt (first run, retry, lost attempt),
 // mark one running, fail its start, and lose it (retrying within the stack's bound). Each is a
@@ -32,10 +33,22 @@ export function maxRetriesOf(stackSnapshot: unknown): number {
  * and its queue and status events (appended now, or pushed onto `deferEvents`). The caller holds
  * the run row lock.
  */
-export async function queueAttempt(tx: Tx, opts: { runId: string; reason: string; now: Date; deferEvents?: RunEventInput[] }) {
-  const [last] = await tx.$queryRaw<{ number: number; token: number }[]>`
-    SELECT coalesce(max("number"), 0)::int AS "number", coalesce(max("fencingToken"), 0)::int AS "token"
-    FROM "DispatchAttempt" WHERE "runId" = ${opts.runId}`;
+export async function queueAttempt(
+  tx: Tx,
+  opts: {
+    runId: string;
+    reason: string;
+    now: Date;
+    deferEvents?: RunEventInput[];
+    /** The run's attempts, when the caller read them all under the run lock (saves a query). */
+    attempts?: { number: number; fencingToken: number }[];
+  },
+) {
+  const [last] = opts.attempts
+    ? [{ number: Math.max(0, ...opts.attempts.map((a) => a.number)), token: Math.max(0, ...opts.attempts.map((a) => a.fencingToken)) }]
+    : await tx.$queryRaw<{ number: number; token: number }[]>`
+        SELECT coalesce(max("number"), 0)::int AS "number", coalesce(max("fencingToken"), 0)::int AS "token"
+        FROM "DispatchAttempt" WHERE "runId" = ${opts.runId}`;
   const number = (last?.number ?? 0) + 1;
   const attempt = await tx.dispatchAttempt.create({
     data: { runId: opts.runId, number, status: "queued", fencingToken: (last?.token ?? 0) + 1, queuedAt: opts.now },
@@ -81,26 +94,68 @@ export function markAttemptRunning(opts: { db: Db; fence: AttemptFence; sessionI
 }
 
 /**
- * Ends an attempt that could not start (workspace, adapter, pod): the attempt fails with the
- * reason and the run fails with it. Not retried: a start failure is a configuration problem a
- * person should see, and Retry is one click away.
+ * Ends an attempt that could not start (workspace, adapter, pod). A transient failure (the
+ * machine or cluster was briefly unable) is retried within the stack's bound; anything else is a
+ * configuration problem a person should see, so the run fails with the reason (Retry is one
+ * click away).
  */
-export function failAttemptStart(opts: { db: Db; fence: AttemptFence; reason: string; now?: Date }) {
+export function failAttemptStart(opts: { db: Db; fence: AttemptFence; reason: string; transient?: boolean; now?: Date }) {
   const now = opts.now ?? new Date();
   return withFence(opts.db, "failAttemptStart", opts.fence, async (tx, attempt) => {
-    const run = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: opts.fence.runId }, select: { status: true } });
     const events = [attemptStatusEvent(attempt.number, attempt.status, "failed", opts.reason)];
     await tx.dispatchAttempt.update({
       where: { id: opts.fence.attemptId },
       data: { status: "failed", finishedAt: now, exitReason: opts.reason },
     });
-    events.push(runStatusEvent(run.status, "failed", `attempt ${attempt.number} could not start: ${opts.reason}`));
-    await tx.agentDispatchRun.update({ where: { id: opts.fence.runId }, data: { status: "failed", finishedAt: now } });
-    await appendRunEvents({ db: tx, runId: opts.fence.runId, attemptId: opts.fence.attemptId, events });
+    return retryOrEnd(tx, {
+      runId: opts.fence.runId,
+      attempt: { id: opts.fence.attemptId, number: attempt.number },
+      cause: opts.transient ? "start_failed_transient" : "start_failed",
+      events,
+      what: `could not start: ${opts.reason}`,
+      now,
+    });
   });
 }
 
 export type LoseOutcome = { retried: true; nextAttempt: number } | { retried: false; runStatus: RunStatus };
+
+/**
+ * The run's side of an attempt that ended without success (its own status is already written,
+ * its status event is first in `events`): a new attempt is queued when automaticRetry allows it
+ * (the run goes back to queued), else the run fails. A run no longer in flight (cancelled, or
+ * ended by someone else) keeps its status. The caller holds the run row lock.
+ */
+export async function retryOrEnd(
+  tx: Tx,
+  opts: { runId: string; attempt: { id: string; number: number }; cause: AttemptEndCause; events: RunEventInput[]; what: string; now: Date },
+): Promise<LoseOutcome> {
+  const { attempt, events, now } = opts;
+  const run = await tx.agentDispatchRun.findUniqueOrThrow({
+    where: { id: opts.runId },
+    select: { status: true, stackSnapshot: true, _count: { select: { attempts: true } } },
+  });
+  const maxRetries = maxRetriesOf(run.stackSnapshot);
+  const verdict = automaticRetry({ cause: opts.cause, runStatus: run.status, attempts: run._count.attempts, maxRetries });
+  if (run.status !== "queued" && run.status !== "running") {
+    await appendRunEvents({ db: tx, runId: opts.runId, attemptId: attempt.id, events });
+    return { retried: false, runStatus: run.status };
+  }
+  if (verdict.retry) {
+    if (run.status === "running") {
+      events.push(runStatusEvent("running", "queued", `attempt ${attempt.number} ${opts.what}; ${verdict.reason}`));
+      await tx.agentDispatchRun.update({ where: { id: opts.runId }, data: { status: "queued" } });
+    }
+    await appendRunEvents({ db: tx, runId: opts.runId, attemptId: attempt.id, events });
+    const next = await queueAttempt(tx, { runId: opts.runId, reason: `${verdict.reason}: attempt ${attempt.number} ${opts.what}`, now });
+    await enqueueDispatch(tx, opts.runId);
+    return { retried: true, nextAttempt: next.number };
+  }
+  events.push(runStatusEvent(run.status, "failed", `attempt ${attempt.number} ${opts.what}; not retried: ${verdict.reason}`));
+  await tx.agentDispatchRun.update({ where: { id: opts.runId }, data: { status: "failed", finishedAt: now } });
+  await appendRunEvents({ db: tx, runId: opts.runId, attemptId: attempt.id, events });
+  return { retried: false, runStatus: "failed" };
+}
 
 /**
  * Marks an active attempt `lost` and, within the stack's retry bound, queues the next attempt
@@ -113,33 +168,9 @@ export async function loseAttempt(
   opts: { runId: string; attempt: { id: string; number: number; status: AttemptStatus }; reason: string; now: Date },
 ): Promise<LoseOutcome> {
   const { attempt, now } = opts;
-  const run = await tx.agentDispatchRun.findUniqueOrThrow({
-    where: { id: opts.runId },
-    select: { status: true, stackSnapshot: true, _count: { select: { attempts: true } } },
-  });
   const events: RunEventInput[] = [attemptStatusEvent(attempt.number, attempt.status, "lost", opts.reason)];
   await tx.dispatchAttempt.update({ where: { id: attempt.id }, data: { status: "lost", finishedAt: now, exitReason: opts.reason } });
-
-  const maxRetries = maxRetriesOf(run.stackSnapshot);
-  const used = run._count.attempts;
-  if (run.status !== "queued" && run.status !== "running") {
-    await appendRunEvents({ db: tx, runId: opts.runId, attemptId: attempt.id, events });
-    return { retried: false, runStatus: run.status };
-  }
-  if (used <= maxRetries) {
-    if (run.status === "running") {
-      events.push(runStatusEvent("running", "queued", `attempt ${attempt.number} was lost; retrying (${used} of ${maxRetries})`));
-      await tx.agentDispatchRun.update({ where: { id: opts.runId }, data: { status: "queued" } });
-    }
-    await appendRunEvents({ db: tx, runId: opts.runId, attemptId: attempt.id, events });
-    const next = await queueAttempt(tx, { runId: opts.runId, reason: `retry ${used} of ${maxRetries}: attempt ${attempt.number} was lost`, now });
-    await enqueueDispatch(tx, opts.runId);
-    return { retried: true, nextAttempt: next.number };
-  }
-  events.push(runStatusEvent(run.status, "failed", `attempt ${attempt.number} was lost and no retry is left (${maxRetries} allowed)`));
-  await tx.agentDispatchRun.update({ where: { id: opts.runId }, data: { status: "failed", finishedAt: now } });
-  await appendRunEvents({ db: tx, runId: opts.runId, attemptId: attempt.id, events });
-  return { retried: false, runStatus: "failed" };
+  return retryOrEnd(tx, { runId: opts.runId, attempt, cause: "lost", events, what: "was lost", now });
 }
 
 /** A worker giving up an attempt it holds (shutdown): lose it now rather than after the lease. */

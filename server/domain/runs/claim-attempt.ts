@@ -1,10 +1,11 @@
 import type { Db, Prisma, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
-import type { RunStatus } from "@/server/db/generated/enums";
+import type { AttemptStatus, RunStatus } from "@/server/db/generated/enums";
 import { appendRunEvents } from "../events/append";
 import type { RunEventInput } from "../events/catalogue";
 import { admissionEventPayload, type AdmissionDecision } from "../pools/admission";
-import { admissionFor, decideAdmission, loadAdmissionInputs, storedAdmission } from "./admit-attempt";
+import { loadCurrentPolicy } from "../policy/decide";
+import { admissionFor, loadAdmissionInputs, loadPools, planAdmission, storeAdmissionDecisions, storedAdmission } from "./admit-attempt";
 import type { AttemptFence } from "./attempt-fence";
 import { attemptStatusEvent, queueAttempt, runStatusEvent } from "./attempts";
 import { isTerminalRun } from "./lifecycle";
@@ -15,8 +16,13 @@ import { isTerminalRun } from "./lifecycle";
 // pool lock serialises admissions per pool, so counting its active attempts and claiming a slot
 // cannot race: a pool never runs more than `concurrency` attempts. Idempotent: a redelivered job
 // finds nothing queued and returns `skipped`.
+//
+// Dispatch latency is mostly round trips, so the transaction holds only what must be decided
+// under the locks: everything read-only (the run, pools, grants, the actor's role, the current
+// policy) is read before it in two parallel rounds, admission is evaluated there too, and the
+// transaction stores its two policy decisions in one statement before the attempt may start.
 
-const runForExecution = {
+export const runForExecution = {
   id: true,
   number: true,
   title: true,
@@ -44,6 +50,28 @@ const runForExecution = {
 } satisfies Prisma.AgentDispatchRunSelect;
 
 export type RunForExecution = Prisma.AgentDispatchRunGetPayload<{ select: typeof runForExecution }>;
+
+/**
+ * The run as `runForExecution` selects it, in one round trip (Prisma would read the repository
+ * and pull request in two more). claim-attempt.int.test.ts checks the two agree.
+ */
+export async function readRunForExecution(db: Db, runId: string): Promise<RunForExecution | null> {
+  const [row] = await db.$queryRaw<RunForExecution[]>`
+    SELECT r."id", r."number", r."title", r."status"::text AS "status", r."repositoryId", r."taskKind"::text AS "taskKind",
+           r."isFork", r."actor", r."actorUserId", r."triggerRuleId", r."stackId", r."stackSnapshot", r."stackDigest",
+           r."contextBundle", r."contextDigest", r."prompt", r."promptHash", r."headSha", r."headBranch", r."admission",
+           json_build_object(
+             'fullName', g."fullName", 'forge', g."forge", 'cloneUrl', g."cloneUrl", 'trustTier', g."trustTier",
+             'defaultBranch', g."defaultBranch", 'writeBackExceptions', g."writeBackExceptions",
+             'botCommentsAllowed', g."botCommentsAllowed"
+           ) AS "repository",
+           CASE WHEN p."id" IS NULL THEN NULL ELSE json_build_object('number', p."number", 'headRef', p."headRef") END AS "pullRequest"
+    FROM "AgentDispatchRun" r
+    JOIN "Repository" g ON g."id" = r."repositoryId"
+    LEFT JOIN "PullRequest" p ON p."id" = r."pullRequestId"
+    WHERE r."id" = ${runId}`;
+  return row ?? null;
+}
 
 export type ClaimResult =
   | {
@@ -73,19 +101,30 @@ export async function claimNextAttempt(opts: {
   now?: () => Date;
 }): Promise<ClaimResult> {
   const now = opts.now ?? (() => new Date());
-  // The run's immutable parts and admission's read-only inputs are read before the transaction,
-  // in parallel; everything that decides (status, attempts, pool capacity) is read under the lock.
-  const run = await opts.db.agentDispatchRun.findUnique({ where: { id: opts.runId }, select: runForExecution });
+  // Read-only inputs first, in parallel: the run's immutable parts, the pools with their load and
+  // the policy's current version; then the actor's role and the grants. Everything that decides
+  // (status, attempts, pool capacity) is read again under the locks.
+  const [run, pools, policy] = await Promise.all([
+    readRunForExecution(opts.db, opts.runId),
+    loadPools(opts.db),
+    loadCurrentPolicy(opts.db, "runner_selection"),
+  ]);
   if (!run) return { kind: "skipped", reason: "the run no longer exists" };
   if (run.status !== "queued" && !isTerminalRun(run.status)) return { kind: "skipped", reason: `the run is ${run.status}` };
-  const inputs = run.status === "queued" ? await loadAdmissionInputs(opts.db, run) : null;
+  const plan =
+    run.status === "queued"
+      ? planAdmission({ inputs: await loadAdmissionInputs(opts.db, run, { pools }), policy, kubernetesAvailable: opts.kubernetesAvailable })
+      : null;
   return transaction(opts.db, "claimNextAttempt", async (tx) => {
     const locked = await lockRun(tx, opts.runId);
     if (locked === null) return { kind: "skipped", reason: "the run no longer exists" };
     const status = locked.status;
     run.status = status;
     run.admission = locked.admission;
-    const attempts = await tx.dispatchAttempt.findMany({ where: { runId: opts.runId }, orderBy: { number: "desc" } });
+    // Raw SQL on this path: each ORM query costs the worker more CPU than its round trip.
+    const attempts = await tx.$queryRaw<{ id: string; number: number; status: AttemptStatus; fencingToken: number; queuedAt: Date }[]>`
+      SELECT "id", "number", "status"::text AS "status", "fencingToken", "queuedAt"
+      FROM "DispatchAttempt" WHERE "runId" = ${opts.runId} ORDER BY "number" DESC`;
 
     if (status !== "queued") {
       // A cancelled or failed run may still have an attempt waiting in the queue: close it.
@@ -104,19 +143,25 @@ export async function claimNextAttempt(opts: {
     // Every event of the claim is appended once, at the end (one seq range, one NOTIFY).
     const events: RunEventInput[] = [];
     const attempt =
-      attempts.find((a) => a.status === "queued") ?? (await queueAttempt(tx, { runId: opts.runId, reason: "the run was queued", now: now(), deferEvents: events }));
+      attempts.find((a) => a.status === "queued") ??
+      (await queueAttempt(tx, { runId: opts.runId, reason: "the run was queued", now: now(), deferEvents: events, attempts }));
 
     let decision = admissionFor(run.admission, attempt.id);
     if (!decision) {
-      // Queued at the time of the pre-read, or the status check above would have returned.
-      const loaded = inputs ?? (await loadAdmissionInputs(tx, run));
-      decision = await decideAdmission(tx, { runId: run.id, attemptId: attempt.id, inputs: loaded, kubernetesAvailable: opts.kubernetesAvailable });
+      // The run was queued again since the pre-read (it was terminal then): plan under the lock.
+      const planned =
+        plan ??
+        planAdmission({
+          inputs: await loadAdmissionInputs(tx, run),
+          policy: await loadCurrentPolicy(tx, "runner_selection"),
+          kubernetesAvailable: opts.kubernetesAvailable,
+        });
+      decision = await storeAdmissionDecisions(tx, { runId: run.id, attemptId: attempt.id, plan: planned });
       const stored = storedAdmission(decision, attempt, now());
       run.admission = stored as Prisma.JsonValue;
-      await tx.agentDispatchRun.update({
-        where: { id: run.id },
-        data: { admission: stored as Prisma.InputJsonValue, runnerPoolId: decision.pool?.id ?? null },
-      });
+      await tx.$executeRaw`
+        UPDATE "AgentDispatchRun" SET "admission" = ${JSON.stringify(stored)}::jsonb, "runnerPoolId" = ${decision.pool?.id ?? null}, "updatedAt" = ${now()}
+        WHERE "id" = ${run.id}`;
       events.push(
         { type: "admission", payload: admissionEventPayload(decision) },
         {
@@ -149,24 +194,26 @@ export async function claimNextAttempt(opts: {
     // locks that foreign keys to the pool take (attempt/run rows naming it), which would deadlock.
     const [pool] = await tx.$queryRaw<{ concurrency: number }[]>`
       SELECT "concurrency" FROM "RunnerPool" WHERE "id" = ${chosen.id} FOR NO KEY UPDATE`;
-    const busy = await tx.dispatchAttempt.count({ where: { runnerPoolId: chosen.id, status: { in: ["starting", "running"] } } });
-    if (!pool || busy >= pool.concurrency) {
+    const flushWaiting = async (reason: string) => {
       if (events.length > 0) await appendRunEvents({ db: tx, runId: run.id, attemptId: attempt.id, events });
-      return { kind: "waiting", reason: `pool ${chosen.name} is at its concurrency (${busy} of ${pool?.concurrency ?? 0})` };
-    }
-
+      return { kind: "waiting" as const, reason };
+    };
+    if (!pool) return flushWaiting(`pool ${chosen.name} no longer exists`);
+    // Count the pool's active attempts and take the slot in one statement (read after the pool
+    // lock, so no other claimer's slot can be missing from the count).
     const at = now();
-    await tx.dispatchAttempt.update({
-      where: { id: attempt.id },
-      data: {
-        status: "starting",
-        runnerRef: opts.workerRef,
-        heartbeatAt: at,
-        runnerPoolId: chosen.id,
-        runtimeServiceAccount: decision.runtimeServiceAccount?.name ?? null,
-        runnerServiceAccount: decision.runnerServiceAccount?.name ?? null,
-      },
-    });
+    const [slot] = await tx.$queryRaw<{ busy: number; claimed: number }[]>`
+      WITH busy AS (
+        SELECT count(*)::int AS n FROM "DispatchAttempt" WHERE "runnerPoolId" = ${chosen.id} AND "status" IN ('starting', 'running')
+      ), claimed AS (
+        UPDATE "DispatchAttempt"
+        SET "status" = 'starting', "runnerRef" = ${opts.workerRef}, "heartbeatAt" = ${at}, "runnerPoolId" = ${chosen.id},
+            "runtimeServiceAccount" = ${decision.runtimeServiceAccount?.name ?? null}, "runnerServiceAccount" = ${decision.runnerServiceAccount?.name ?? null}
+        WHERE "id" = ${attempt.id} AND (SELECT n FROM busy) < ${pool.concurrency}
+        RETURNING 1
+      )
+      SELECT (SELECT n FROM busy) AS "busy", (SELECT count(*) FROM claimed)::int AS "claimed"`;
+    if (slot?.claimed !== 1) return flushWaiting(`pool ${chosen.name} is at its concurrency (${slot?.busy ?? 0} of ${pool.concurrency})`);
     events.push(
       { type: "queue", payload: { phase: "dequeued", attemptNumber: attempt.number, poolName: chosen.name, waitMs: Math.max(0, at.getTime() - attempt.queuedAt.getTime()) } },
       attemptStatusEvent(attempt.number, "queued", "starting", `a worker picked the attempt on pool ${chosen.name} and is preparing its workspace`),

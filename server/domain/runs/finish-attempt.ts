@@ -3,7 +3,7 @@ import type { ArtifactKind, RunStatus } from "@/server/db/generated/enums";
 import { appendRunEvents } from "../events/append";
 import type { RunEventInput } from "../events/catalogue";
 import { type AttemptFence, withFence } from "./attempt-fence";
-import { attemptStatusEvent, runStatusEvent } from "./attempts";
+import { attemptStatusEvent, retryOrEnd, runStatusEvent } from "./attempts";
 import type { RunForExecution } from "./claim-attempt";
 import { type PatchArtifact, requestPatchWriteBack } from "./request-approval";
 
@@ -65,8 +65,10 @@ export type AttemptEnd = { status: "succeeded" | "failed" | "cancelled" | "timed
 
 /**
  * Records how the attempt ended and moves the run on: a succeeded attempt with a patch asks the
- * change gate for its write-back (an ApprovalRequest, or an exempt write-back queued), a succeeded attempt without one (a diagnosis)
- * succeeds, anything else fails or is cancelled with the attempt.
+ * change gate for its write-back (an ApprovalRequest, or an exempt write-back queued), a
+ * succeeded attempt without one (a diagnosis) succeeds, a timed-out attempt is retried within the
+ * stack's bound (see automaticRetry), and anything else fails or is cancelled with the attempt
+ * (`runStatus` "queued" means retried).
  */
 export function finishAttempt(opts: {
   db: Db;
@@ -83,6 +85,17 @@ export function finishAttempt(opts: {
     const run = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: fence.runId }, select: { status: true } });
     const attemptEvent = attemptStatusEvent(attempt.number, attempt.status, end.status, end.reason);
     await tx.dispatchAttempt.update({ where: { id: fence.attemptId }, data: { status: end.status, finishedAt: now, exitReason: end.reason } });
+    if (end.status === "timed_out") {
+      const outcome = await retryOrEnd(tx, {
+        runId: fence.runId,
+        attempt: { id: fence.attemptId, number: attempt.number },
+        cause: "timed_out",
+        events: [attemptEvent],
+        what: `timed out (${end.reason})`,
+        now,
+      });
+      return { runStatus: outcome.retried ? "queued" : outcome.runStatus, approvalIds: [] };
+    }
     await appendRunEvents({ db: tx, runId: fence.runId, attemptId: fence.attemptId, events: [attemptEvent] });
 
     const patches = opts.artifacts.filter((a): a is PatchArtifact => a.kind === "patch");
@@ -113,7 +126,7 @@ export function finishAttempt(opts: {
       why = `attempt ${attempt.number} was cancelled: ${end.reason}`;
     } else {
       to = "failed";
-      why = `attempt ${attempt.number} ${end.status === "timed_out" ? "timed out" : "failed"}: ${end.reason}`;
+      why = `attempt ${attempt.number} failed: ${end.reason}; not retried: the agent itself failed`;
     }
     const events: RunEventInput[] = [runStatusEvent(run.status, to, why)];
     await tx.agentDispatchRun.update({

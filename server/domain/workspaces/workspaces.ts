@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { assertRevision, git, GitError } from "@/server/forges/local/git";
 import { bareRepoPath, resolveRevision } from "@/server/forges/local/repositories";
@@ -109,7 +109,9 @@ export async function sweepWorkspaces(opts: {
       await removeWorkspace({ dataDir: opts.dataDir, dir });
       removed.push(dir);
     }
-    if ((await readdir(join(root, runId)).catch(() => ["x"])).length === 0) await rm(join(root, runId), { recursive: true, force: true });
+    // rmdir, never rm -r: it removes the run's folder only if it is still empty, so an attempt
+    // of this run being prepared right now (folder made, worktree not yet added) is not wiped.
+    await rmdir(join(root, runId)).catch(() => undefined);
   }
   return removed;
 }

@@ -10,7 +10,7 @@ import { appendAttemptEvents, isFencedError } from "@/server/domain/runs/attempt
 import { failAttemptStart, markAttemptRunning, releaseAttempt } from "@/server/domain/runs/attempts";
 import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
 import { finishAttempt, recordAttemptCost, storeAttemptArtifact, type StoredArtifact } from "@/server/domain/runs/finish-attempt";
-import { createWorkspace, keepWorkspace, removeWorkspace, type Workspace } from "@/server/domain/workspaces/workspaces";
+import { createWorkspace, keepWorkspace, removeWorkspace, type Workspace, workspacePaths } from "@/server/domain/workspaces/workspaces";
 import { guessArtifactKind, guessMediaType } from "@/server/agents/artifacts";
 import { contentDigest } from "@/server/lib/digest";
 import { buildAdapter, grantedEnvironment, type KubeLauncher } from "./adapters";
@@ -68,12 +68,15 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
   }, settings.heartbeatIntervalMs);
 
   let workspace: Workspace | null = null;
+  let artifactsDir: string | null = null;
   let session: AgentSession | undefined;
   let exited = false;
   try {
     const stack = stackSpecOf(run.stackSnapshot);
     if (!stack) throw new AgentStartError("the run's stack snapshot has no valid stack definition");
     const onCluster = claim.pool.kind === "kubernetes";
+    // A pod's artifacts come back through its log and are rebuilt here, where a local attempt's are.
+    if (onCluster) artifactsDir = workspacePaths(settings.dataDir, run.id, attempt.number).artifactsDir;
     if (!onCluster) {
       workspace = await createWorkspace({ dataDir: settings.dataDir, repository: run.repository, runId: run.id, attemptNumber: attempt.number, sha: run.headSha }).catch(
         (err: Error) => {
@@ -102,7 +105,7 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
         prompt: run.prompt,
         contextBundle: run.contextBundle,
         workspaceDir: workspace?.dir ?? "/workspace",
-        artifactsDir: workspace?.artifactsDir ?? "/artifacts",
+        artifactsDir: workspace?.artifactsDir ?? artifactsDir ?? "/artifacts",
         env,
         limits: { wallClockMs },
         signal: abort.signal,
@@ -130,8 +133,9 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
       },
     });
     const storeArtifact = async (name: string) => {
-      if (!workspace || fenced) return;
-      const artifact = await readArtifact(workspace.artifactsDir, name);
+      const dir = workspace?.artifactsDir ?? artifactsDir;
+      if (!dir || fenced) return;
+      const artifact = await readArtifact(dir, name);
       if (!artifact || stored.get(name)?.digest === artifact.digest) return;
       await batcher.flush();
       const row = await storeAttemptArtifact({ db, fence, artifact: { ...artifact, retainUntil: new Date(Date.now() + artifactRetentionMs) } });
@@ -175,7 +179,7 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
   } catch (err) {
     if (err instanceof AgentStartError) {
       log(`${tag}: could not start: ${err.message}`);
-      await failAttemptStart({ db, fence, reason: err.message }).catch(onWriteError);
+      await failAttemptStart({ db, fence, reason: err.message, transient: err.transient }).catch(onWriteError);
       return await ended("start_failed");
     }
     if (isFencedError(err)) {

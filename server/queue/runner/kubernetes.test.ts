@@ -1,9 +1,14 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { contentDigest } from "@/server/lib/digest";
 import type { AgentEvent } from "@/server/domain/events/catalogue";
 import type { K8sJobManifest } from "@/server/domain/pools/k8s-manifest";
 import type { AdmissionDecision } from "@/server/domain/pools/admission";
 import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
 import { scriptedSpec } from "../testing/fixtures";
+import { FRAME_KEY, withArtifactFrames } from "./k8s-artifacts";
 import { createKubernetesAdapter, type KubeApi } from "./kubernetes";
 
 type Claim = Extract<ClaimResult, { kind: "started" }>;
@@ -94,6 +99,55 @@ describe("kubernetes attempts", () => {
     const cluster = fakeCluster([], "succeeded");
     await expect(start(cluster.api, claim("untrusted", true))).rejects.toThrow(/cannot run as the privileged service account/);
     expect(cluster.calls).toEqual([]);
+  });
+
+  it("a cluster that is briefly unavailable fails the start transiently (retried); a refusal does not", async () => {
+    const unavailable = fakeCluster([], "succeeded");
+    unavailable.api.createJob = async () => {
+      throw Object.assign(new Error("HTTP-Code: 503 Service Unavailable"), { code: 503 });
+    };
+    const failed = await start(unavailable.api, claim("trusted", false)).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ name: "AgentStartError", transient: true, message: expect.stringMatching(/the cluster refused the Job/) });
+    expect(unavailable.calls).toContain("delete configmap airlock-run1-att1-input");
+
+    const forbidden = fakeCluster([], "succeeded");
+    forbidden.api.createJob = async () => {
+      throw Object.assign(new Error("HTTP-Code: 403 Forbidden"), { code: 403 });
+    };
+    expect(await start(forbidden.api, claim("trusted", false)).catch((e: unknown) => e)).toMatchObject({ name: "AgentStartError", transient: false });
+  });
+
+  it("collects the files the pod framed in its log into the attempt's artifacts folder, with their digests", async () => {
+    const patch = "diff --git a/sum.js b/sum.js\n";
+    const frames = [
+      `${JSON.stringify({ [FRAME_KEY]: "fix.patch", b64: Buffer.from(patch).toString("base64") })}\n`,
+      `${JSON.stringify({ [FRAME_KEY]: "fix.patch", end: true })}\n`,
+    ];
+    const cluster = fakeCluster([event({ type: "message", payload: { role: "assistant", text: "patched" } }), ...frames], "succeeded");
+    const dir = await mkdtemp(join(tmpdir(), "airlock-k8s-"));
+    try {
+      const session = await createKubernetesAdapter({
+        api: cluster.api,
+        claim: claim("trusted", false),
+        spec: scriptedSpec({ adapter: { kind: "command", command: ["claude", "-p"], env: [], outputFormat: "airlock" } }),
+        image: "agent:1",
+        pollMs: 5,
+      }).start({ prompt: "Fix it", contextBundle: {}, workspaceDir: "/workspace", artifactsDir: dir, env: {}, limits: { wallClockMs: 60_000 } });
+      const events: AgentEvent[] = [];
+      for await (const e of session.events) events.push(e);
+      const exit = await session.exit;
+      // The Job runs the agent under the wrapper that prints the frames.
+      expect(cluster.created.job?.spec.template.spec.containers[0]?.command).toEqual(withArtifactFrames(["claude", "-p"]));
+      expect(exit.artifacts).toEqual([
+        { kind: "patch", name: "fix.patch", path: join(dir, "fix.patch"), digest: contentDigest(patch), sizeBytes: patch.length, mediaType: "text/x-diff" },
+      ]);
+      expect(await readFile(join(dir, "fix.patch"), "utf8")).toBe(patch);
+      // Frames are transport, not transcript.
+      expect(JSON.stringify(events)).not.toContain(FRAME_KEY);
+      expect(events.find((e) => e.type === "message")).toMatchObject({ payload: { text: "patched" } });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("deletes the Job when cancelled or past the wall clock", async () => {

@@ -1,13 +1,18 @@
 import { randomUUID } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, resolve, sep } from "node:path";
+import { guessArtifactKind, guessMediaType } from "@/server/agents/artifacts";
 import { createOutputDecoder } from "@/server/agents/output-decoder";
 import { EventChannel } from "@/server/agents/event-channel";
-import { type AgentAdapter, type AgentExit, type AgentSession, AgentStartError } from "@/server/agents/types";
+import { type AgentAdapter, type AgentExit, type AgentSession, AgentStartError, type CollectedArtifact } from "@/server/agents/types";
 import type { AgentEvent } from "@/server/domain/events/catalogue";
 import { jobName, renderAttemptJob, type K8sJobManifest } from "@/server/domain/pools/k8s-manifest";
 import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
 import type { StackSpec } from "@/server/domain/stacks/spec";
 import { envVarName } from "@/server/env";
 import { isAppError } from "@/server/errors";
+import { contentDigest } from "@/server/lib/digest";
+import { createArtifactFrameReader, withArtifactFrames } from "./k8s-artifacts";
 import type { KubeLauncher } from "./adapters";
 
 // Attempts on a `kubernetes` runner pool: the attempt runs as a batch/v1 Job rendered by
@@ -15,7 +20,8 @@ import type { KubeLauncher } from "./adapters";
 // down pod), with the prompt and context in a ConfigMap. The worker follows the pod's log (the
 // agent's stdout, decoded like the command adapter's) and the Job's state; cancel and the wall
 // clock delete the Job. Secrets are referenced by name (Secret `airlock-<name>`, key `value`),
-// never copied. Artifacts stay in the pod: collecting them is not built yet.
+// never copied. Artifacts come back framed in the pod's log (see k8s-artifacts.ts) and are
+// rebuilt in the attempt's local artifacts folder (`artifactsDir`), digested here.
 
 export type KubeApi = {
   createConfigMap(namespace: string, name: string, data: Record<string, string>, labels: Record<string, string>): Promise<void>;
@@ -49,7 +55,7 @@ export function createKubernetesAdapter(opts: { api: KubeApi; claim: Claim; spec
           attemptNumber: attempt.number,
           namespace,
           image: opts.image,
-          command: spec.adapter.command,
+          command: withArtifactFrames(spec.adapter.command),
           pool: { name: pool.name, trustTier: admission.pool?.trustTier ?? "untrusted" },
           serviceAccount: { name: admission.runtimeServiceAccount?.name ?? "default", privileged: admission.runtimeServiceAccount?.privileged ?? false },
           wallClockMs: options.limits.wallClockMs,
@@ -84,6 +90,7 @@ function follow(p: {
 }): AgentSession {
   const channel = new EventChannel<AgentEvent>(p.options.onEvent);
   const decoder = createOutputDecoder({ format: p.outputFormat });
+  const frames = createArtifactFrameReader();
   const sessionId = `k8s-${randomUUID()}`;
   let stopped: { status: "cancelled" | "timed_out"; reason: string } | undefined;
   let consumed = 0;
@@ -100,7 +107,9 @@ function follow(p: {
     if (text === null) return;
     const end = final ? text.length : text.lastIndexOf("\n") + 1;
     if (end <= consumed) return;
-    for (const line of text.slice(consumed, end).split("\n")) if (line) for (const e of decoder.decodeLine(line)) channel.push(e);
+    for (const line of text.slice(consumed, end).split("\n")) {
+      if (line && !frames.accept(line)) for (const e of decoder.decodeLine(line)) channel.push(e);
+    }
     consumed = end;
   };
 
@@ -116,17 +125,41 @@ function follow(p: {
     await readLog(true);
     if (stopped) await p.api.deleteJob(p.namespace, p.name).catch(() => undefined);
     await p.api.deleteConfigMap(p.namespace, p.inputName).catch(() => undefined);
-    system("Artifacts written inside the pod are not collected from Kubernetes attempts yet.");
+    const artifacts = await writeFramedArtifacts(p.options.artifactsDir, frames.finish(), system);
     const result: AgentExit = stopped
-      ? { status: stopped.status, exitCode: null, reason: stopped.reason, artifacts: [] }
+      ? { status: stopped.status, exitCode: null, reason: stopped.reason, artifacts }
       : state === "succeeded"
-        ? { status: "succeeded", exitCode: 0, reason: `Job ${p.name} succeeded`, artifacts: [] }
-        : { status: "failed", exitCode: null, reason: `Job ${p.name} failed`, artifacts: [] };
+        ? { status: "succeeded", exitCode: 0, reason: `Job ${p.name} succeeded`, artifacts }
+        : { status: "failed", exitCode: null, reason: `Job ${p.name} failed`, artifacts };
     system(`Agent exited: ${result.status} (${result.reason})`);
     channel.close();
     return result;
   })();
   return { sessionId, events: channel, exit, cancel: (reason) => stop("cancelled", reason) };
+}
+
+/** Writes the files framed in the pod's log under `dir` (never outside it) and describes them. */
+async function writeFramedArtifacts(
+  dir: string,
+  framed: ReturnType<ReturnType<typeof createArtifactFrameReader>["finish"]>,
+  system: (text: string) => void,
+): Promise<CollectedArtifact[]> {
+  for (const s of framed.skipped) system(`Artifact ${s.name} not collected: ${s.reason}`);
+  const out: CollectedArtifact[] = [];
+  for (const file of framed.files) {
+    const path = resolve(dir, file.name);
+    if (!path.startsWith(`${resolve(dir)}${sep}`)) continue;
+    try {
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, file.bytes);
+    } catch (err) {
+      system(`Artifact ${file.name} not collected: ${(err as Error).message}`);
+      continue;
+    }
+    out.push({ kind: guessArtifactKind(file.name), name: file.name, path, digest: contentDigest(file.bytes), sizeBytes: file.bytes.length, mediaType: guessMediaType(file.name) });
+  }
+  if (out.length > 0) system(`Collected ${out.length} artifact${out.length === 1 ? "" : "s"} from the pod: ${out.map((a) => a.name).join(", ")}`);
+  return out;
 }
 
 /** The client-node implementation of KubeApi; `config` is a kubeconfig path or "in-cluster". */
