@@ -48,11 +48,16 @@ export async function createChildRun(
   tx: Tx,
   opts: {
     parent: ParentRun;
-    source: "resume" | "fork";
+    /** "review": a fix run started by a rejection (the fix-forward loop). */
+    source: "resume" | "fork" | "review";
     actor: AuditActor;
     prompt: string;
     title: string;
     stack?: { id: string; version: number; snapshot: Prisma.JsonValue; digest: string };
+    /** The commit to start from when the branch moved since the parent (default: the parent's). */
+    headSha?: string;
+    /** The status event's reason (default: "<actor> resumed/forked run #N"). */
+    reason?: string;
     now: Date;
   },
 ) {
@@ -72,7 +77,7 @@ export async function createChildRun(
       actor: opts.actor.label,
       actorUserId: opts.actor.userId,
       status: "queued",
-      headSha: parent.headSha,
+      headSha: opts.headSha ?? parent.headSha,
       headBranch: parent.headBranch,
       isFork: parent.isFork,
       stackId: opts.stack?.id ?? parent.stackId,
@@ -100,7 +105,7 @@ export async function createChildRun(
       },
       {
         type: "status",
-        payload: { scope: "run", from: null, to: "queued", reason: `${opts.actor.label} ${opts.source === "resume" ? "resumed" : "forked"} run #${parent.number}` },
+        payload: { scope: "run", from: null, to: "queued", reason: opts.reason ?? `${opts.actor.label} ${opts.source === "resume" ? "resumed" : "forked"} run #${parent.number}` },
       },
     ],
   });

@@ -1,0 +1,44 @@
+import type { Tx } from "@/server/db";
+import type { WriteBackKind } from "@/server/db/generated/enums";
+import type { PrReviewEvent } from "../ingest/ci-event";
+import { onRejection, type RejectionOutcome } from "./spawn";
+
+// The two ways a rejection reaches the loop; each is one call at its hook point, inside the
+// transaction that records the rejection, so the spawn intent commits (or not) with it.
+
+const patchWriteBacks = new Set<WriteBackKind>(["push_commits", "update_pr_branch"]);
+
+/** A maintainer rejected an agent's patch in Airlock's approval UI, with a reason. */
+export async function fixForwardOnApprovalRejection(
+  tx: Tx,
+  opts: { approval: { id: string; action: WriteBackKind; targetBranch: string | null; run: { id: string; repositoryId: string; pullRequestId: string | null; headBranch: string | null } }; reason: string; by: string; now: Date },
+): Promise<RejectionOutcome> {
+  const { approval } = opts;
+  if (!patchWriteBacks.has(approval.action)) return { kind: "skipped", reason: `a rejected ${approval.action.replaceAll("_", " ")} is not a code change` };
+  const branch = approval.targetBranch ?? approval.run.headBranch;
+  if (!branch) return { kind: "skipped", reason: "the rejected patch names no branch" };
+  return onRejection(
+    tx,
+    { repositoryId: approval.run.repositoryId, branch, pullRequestId: approval.run.pullRequestId, rejectedRunId: approval.run.id, text: opts.reason, by: opts.by, key: `approval:${approval.id}` },
+    opts.now,
+  );
+}
+
+/** A changes-requested review on the forge (a person's or a bot's). */
+export async function fixForwardOnReview(tx: Tx, opts: { repositoryId: string; pullRequestId: string | null; event: PrReviewEvent; now: Date }): Promise<RejectionOutcome> {
+  const { event } = opts;
+  if (event.review.state !== "changes_requested") return { kind: "skipped", reason: `a ${event.review.state} review asks for no fix` };
+  return onRejection(
+    tx,
+    {
+      repositoryId: opts.repositoryId,
+      branch: event.pullRequest.headRef,
+      pullRequestId: opts.pullRequestId,
+      rejectedRunId: null,
+      text: event.review.body,
+      by: event.actor.login,
+      key: `review:${event.review.id}`,
+    },
+    opts.now,
+  );
+}
