@@ -1,6 +1,7 @@
 import { createCallerFactory, router } from "./init";
 import { approvalsRouter } from "./routers/approvals";
 import { auditRouter } from "./routers/audit";
+import { fixLoopsRouter } from "./routers/fix-loops";
 import { metricsRouter } from "./routers/metrics";
 import { policiesRouter } from "./routers/policies";
 import { poolsRouter } from "./routers/pools";
@@ -23,6 +24,7 @@ export const appRouter = router({
   pools: poolsRouter,
   repositorySettings: repositorySettingsRouter,
   approvals: approvalsRouter,
+  fixLoops: fixLoopsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -87,12 +87,12 @@ async function loadRounds(tx: Tx, intent: { repositoryId: string; branch: string
       : null;
     const next = intents[i + 1];
     const outcome =
-      run?.approvals[0]?.reason != null
-        ? `its patch was rejected: ${run.approvals[0].reason}`
-        : next
-          ? `the next review still requested changes: ${next.rejection}`
-          : it.outcome === "failed"
-            ? `the fix run could not launch: ${it.error ?? "unknown error"}`
+      it.outcome === "failed"
+        ? `the fix run could not launch: ${it.error ?? "unknown error"}`
+        : run?.approvals[0]?.reason != null
+          ? `its patch was rejected: ${run.approvals[0].reason}`
+          : next
+            ? `the next review still requested changes: ${next.rejection}`
             : run && ["failed", "cancelled"].includes(run.status)
               ? `the fix run ${run.status}: ${run.attempts[0]?.exitReason ?? "no reason recorded"}`
               : `the latest review still requests changes: ${last.text}`;
@@ -106,6 +106,11 @@ async function loadRounds(tx: Tx, intent: { repositoryId: string; branch: string
     });
   }
   return rounds;
+}
+
+/** The error as stored: without the transaction helper's "[tx name] " prefix, bounded. */
+export function errorText(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).replace(/^(\[tx \w+\] )+/, "").slice(0, 2000);
 }
 
 export type EscalateHooks = { beforeCommit?: () => Promise<void> | void };
@@ -172,7 +177,7 @@ export async function escalateFixLoop(opts: { db: Db; intentId: string; notify: 
       return { kind: "escalated", digest, ...posted } as const;
     });
   } catch (err) {
-    const error = (err instanceof Error ? err.message : String(err)).slice(0, 2000);
+    const error = errorText(err);
     return failEscalation(opts.db, opts.intentId, error, now, opts.log ?? ((line) => console.error(line)));
   }
 }

@@ -2,6 +2,7 @@ import type { Db, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
 import { appendRunEvents } from "../events/append";
 import { createChildRun, parentSelect, type ParentRun } from "../runs/child-run";
+import { errorText } from "./escalate";
 import { countIntents, fixLoopLockKey, onRejection } from "./spawn";
 import { advisoryLock } from "../ingest/evaluate/locks";
 
@@ -86,7 +87,7 @@ export async function launchFixRun(opts: { db: Db; intentId: string; now?: Date;
       return { kind: "launched", runId: run.id, number: run.number } as const;
     });
   } catch (err) {
-    const error = (err instanceof Error ? err.message : String(err)).slice(0, 2000);
+    const error = errorText(err);
     return failLaunch(opts.db, opts.intentId, error, now);
   }
 }

@@ -28,16 +28,18 @@ export async function fixForwardOnApprovalRejection(
 export async function fixForwardOnReview(tx: Tx, opts: { repositoryId: string; pullRequestId: string | null; event: PrReviewEvent; now: Date }): Promise<RejectionOutcome> {
   const { event } = opts;
   if (event.review.state !== "changes_requested") return { kind: "skipped", reason: `a ${event.review.state} review asks for no fix` };
+  // The PR record's head ref: what Airlock's runs pushed to (a review payload may be stale).
+  const pr = opts.pullRequestId ? await tx.pullRequest.findUnique({ where: { id: opts.pullRequestId }, select: { headRef: true } }) : null;
   return onRejection(
     tx,
     {
       repositoryId: opts.repositoryId,
-      branch: event.pullRequest.headRef,
+      branch: pr?.headRef ?? event.pullRequest.headRef,
       pullRequestId: opts.pullRequestId,
       rejectedRunId: null,
       text: event.review.body,
       by: event.actor.login,
-      key: `review:${event.review.id}`,
+      key: `review:${opts.repositoryId}:${event.review.id}`,
     },
     opts.now,
   );
