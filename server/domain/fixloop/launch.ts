@@ -2,6 +2,7 @@ import type { Db, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
 import { appendRunEvents } from "../events/append";
 import { createChildRun, parentSelect, type ParentRun } from "../runs/child-run";
+import { currentAttributions } from "./attribution-decisions";
 import { errorText } from "./escalate";
 import { countIntents, fixLoopLockKey, onRejection } from "./spawn";
 import { advisoryLock } from "../ingest/evaluate/locks";
@@ -29,8 +30,10 @@ export function fixPrompt(opts: {
   rejection: { text: string; by: string };
   attempt: number;
   bound: number;
+  attributions: { check: string; attribution: string; guidance: string }[];
 }): string {
   const pr = opts.pullRequest;
+  const red = opts.attributions.map((a) => `- ${a.check}: ${a.attribution.replace("_", "-")}. ${a.guidance}`);
   return [
     `This is fix run ${opts.attempt} of ${opts.bound} on branch ${opts.branch}: your earlier change was rejected.`,
     "Push your fix to the same branch through Airlock's approval gate. Do not open a new pull request.",
@@ -43,6 +46,7 @@ export function fixPrompt(opts: {
     "",
     `## The rejection, verbatim (by ${opts.rejection.by})`,
     opts.rejection.text,
+    ...(red.length > 0 ? ["", "## Red checks on this branch (attribution)", ...red] : []),
   ].join("\n");
 }
 
@@ -67,7 +71,8 @@ export async function launchFixRun(opts: { db: Db; intentId: string; now?: Date;
       const attempt = await countIntents(tx, { repositoryId: intent.repositoryId, branch: intent.branch, kind: "fix", since: state?.resetAt ?? null });
       const repo = await tx.repository.findUniqueOrThrow({ where: { id: intent.repositoryId }, select: { maxFixAttempts: true } });
       await opts.hooks?.beforeCreate?.();
-      const prompt = fixPrompt({ parent, branch: intent.branch, pullRequest: pr, rejection: { text: intent.rejection, by: intent.rejectedBy }, attempt, bound: repo.maxFixAttempts });
+      const attributions = await currentAttributions(tx, { repositoryId: intent.repositoryId, branch: intent.branch });
+      const prompt = fixPrompt({ parent, branch: intent.branch, pullRequest: pr, rejection: { text: intent.rejection, by: intent.rejectedBy }, attempt, bound: repo.maxFixAttempts, attributions });
       const run = await createChildRun(tx, {
         parent,
         source: "review",
@@ -75,6 +80,10 @@ export async function launchFixRun(opts: { db: Db; intentId: string; now?: Date;
         prompt,
         title: `Fix ${attempt}/${repo.maxFixAttempts} after rejection: ${parent.title}`,
         headSha: pr?.headSha ?? parent.headSha,
+        bundleExtras: {
+          fixForward: { attempt, bound: repo.maxFixAttempts, branch: intent.branch, rejection: { by: intent.rejectedBy, text: intent.rejection } },
+          attribution: attributions,
+        },
         reason: `${intent.rejectedBy} rejected run #${parent.number}'s work; fix run ${attempt} of ${repo.maxFixAttempts}`,
         now,
       });

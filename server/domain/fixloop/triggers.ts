@@ -1,6 +1,7 @@
 import type { Tx } from "@/server/db";
 import type { WriteBackKind } from "@/server/db/generated/enums";
-import type { PrReviewEvent } from "../ingest/ci-event";
+import type { CiEvent, PrReviewEvent } from "../ingest/ci-event";
+import { attributeRedCheck } from "./attribution-decisions";
 import { onRejection, type RejectionOutcome } from "./spawn";
 
 // The two ways a rejection reaches the loop; each is one call at its hook point, inside the
@@ -43,4 +44,31 @@ export async function fixForwardOnReview(tx: Tx, opts: { repositoryId: string; p
     },
     opts.now,
   );
+}
+
+/**
+ * The loop's part of a delivery's evaluation, in its transaction: a changes-requested review
+ * may start a fix run; a red check on a branch with agent activity is attributed. Returns a
+ * note for the delivery's detail ("" when the loop had nothing to say).
+ */
+export async function fixLoopOnEvent(
+  tx: Tx,
+  opts: { event: Exclude<CiEvent, { type: "ignored" }>; repositoryId: string; pullRequestId: string | null; createdRunIds: string[]; now: Date },
+): Promise<string> {
+  const { event } = opts;
+  if (event.type === "pr_review") {
+    if (event.review.state !== "changes_requested") return "";
+    const outcome = await fixForwardOnReview(tx, { repositoryId: opts.repositoryId, pullRequestId: opts.pullRequestId, event, now: opts.now });
+    return `fix-forward: ${outcome.kind === "skipped" ? outcome.reason : outcome.kind.replace("_", " ")}`;
+  }
+  if (event.type === "failed_check") {
+    const pr = opts.pullRequestId ? await tx.pullRequest.findUnique({ where: { id: opts.pullRequestId }, select: { headRef: true } }) : null;
+    const branch = pr?.headRef ?? event.headBranch;
+    // The same name the Pipeline record (and so every observation) carries.
+    const check = event.checkName ?? event.workflowName ?? event.jobName ?? "check";
+    if (!branch) return "";
+    const made = await attributeRedCheck(tx, { repositoryId: opts.repositoryId, branch, check, headSha: event.headSha, runIds: opts.createdRunIds, now: opts.now });
+    return made ? `attribution of ${check}: ${made.value.replace("_", "-")}` : "";
+  }
+  return "";
 }

@@ -58,11 +58,14 @@ export async function createChildRun(
     headSha?: string;
     /** The status event's reason (default: "<actor> resumed/forked run #N"). */
     reason?: string;
+    /** Sections added to the bundle (e.g. the fix-forward loop's red-check attribution). */
+    bundleExtras?: Record<string, Prisma.InputJsonValue>;
     now: Date;
   },
 ) {
   const { parent, now } = opts;
-  const bundle = childBundle(parent, opts.source);
+  const base = childBundle(parent, opts.source);
+  const bundle = opts.bundleExtras && base && typeof base === "object" && !Array.isArray(base) ? ({ ...base, ...opts.bundleExtras } as Prisma.JsonValue) : base;
   const contextDigest = digestOf(bundle);
   const hash = promptHash(opts.prompt);
   const run = await tx.agentDispatchRun.create({

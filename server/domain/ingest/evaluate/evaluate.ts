@@ -13,7 +13,7 @@ import { boundedDetail, sanitizePayload } from "../delivery/store";
 import { loadKnownSecrets } from "../known-secrets";
 import { commitCandidate, prepareRun, type CommitOutcome, type PreparedRun } from "./dispatch";
 import { loadFacts, resolveAirlockActor } from "./facts";
-import { fixForwardOnReview } from "@/server/domain/fixloop/triggers";
+import { fixLoopOnEvent } from "@/server/domain/fixloop/triggers";
 import { applyCancelCommand, noteOnLatestLiveRun } from "./pr-requests";
 import { writeRecords } from "./records";
 import { repositoryNameOf, resolveDelivery } from "./resolve-event";
@@ -134,7 +134,6 @@ async function evaluateStored(opts: { db: Db; deliveryId: string; delivery: Stor
     if (!row || row.processedAt) return result(deliveryId, "skipped", "already processed");
 
     const records = await writeRecords({ tx, repository, event: dispatchable, facts, now });
-    const fixLoop = dispatchable.type === "pr_review" ? await fixForwardOnReview(tx, { repositoryId: repository.id, pullRequestId: records.pullRequestId, event: dispatchable, now }) : null;
     const outcomes: { ruleName: string; outcome: CommitOutcome }[] = [];
     for (const candidate of candidates) {
       const outcome = await commitCandidate({
@@ -165,8 +164,8 @@ async function evaluateStored(opts: { db: Db; deliveryId: string; delivery: Stor
     }
     const allDuplicates = outcomes.length > 0 && outcomes.every((o) => o.outcome.kind === "duplicate");
     out.outcome = allDuplicates ? "duplicate" : "processed";
-    const loopNote = fixLoop && fixLoop.kind !== "skipped" ? `; fix-forward: ${fixLoop.kind.replace("_", " ")}` : fixLoop && dispatchable.type === "pr_review" && dispatchable.review.state === "changes_requested" ? `; fix-forward: ${fixLoop.reason}` : "";
-    out.detail = boundedDetail(sanitizePayload(describe(dispatchable, outcomes, out, match.skipped) + loopNote, secrets));
+    const loopNote = await fixLoopOnEvent(tx, { event: dispatchable, repositoryId: repository.id, pullRequestId: records.pullRequestId, createdRunIds: out.created.map((c) => c.runId), now });
+    out.detail = boundedDetail(sanitizePayload([describe(dispatchable, outcomes, out, match.skipped), loopNote].filter(Boolean).join("; "), secrets));
     await tx.webhookDelivery.update({ where: { deliveryId }, data: { outcome: out.outcome, detail: out.detail, processedAt: now } });
     return out;
   }, { maxWait: 30_000, timeout: 30_000 });
