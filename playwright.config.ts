@@ -1,6 +1,15 @@
 import { defineConfig } from "@playwright/test";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
+// The `loop` project's server (web + worker) listens on the next port.
+const LOOP_PORT = PORT + 1;
+
+const serverEnv = {
+  NODE_ENV: "production",
+  NEXT_TELEMETRY_DISABLED: "1",
+  BETTER_AUTH_SECRET: "e2e-secret-not-for-production-0123456789",
+  DATABASE_URL: "",
+};
 
 export default defineConfig({
   testDir: "./e2e",
@@ -29,25 +38,36 @@ export default defineConfig({
       ],
     },
   },
-  projects: [{ name: "chromium", use: { browserName: "chromium" } }],
+  projects: [
+    // Pages against a seeded database with no worker: nothing changes unless a spec changes it.
+    { name: "chromium", testIgnore: "loop/**", use: { browserName: "chromium" } },
+    // The whole loop (local CI, agent attempts, approvals, write-backs) with a running worker.
+    { name: "loop", testMatch: "loop/**/*.spec.ts", use: { browserName: "chromium", baseURL: `http://127.0.0.1:${LOOP_PORT}` } },
+  ],
   // Playwright starts webServer before globalSetup, so the server command brings
   // its own throwaway, migrated and seeded database.
-  webServer: {
-    // The database URL goes to a file the specs read to append run events as a
-    // worker would (e2e/db.ts); nothing over HTTP can write events.
-    command: `node scripts/with-db.mjs --seed -- sh -c 'mkdir -p test-results && printf %s "$DATABASE_URL" > test-results/e2e-database-url && exec node_modules/.bin/next start -H 127.0.0.1 -p ${PORT}'`,
-    url: `http://127.0.0.1:${PORT}/api/health`,
-    timeout: 120_000,
-    reuseExistingServer: false,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: {
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      AIRLOCK_URL: `http://127.0.0.1:${PORT}`,
-      BETTER_AUTH_SECRET: "e2e-secret-not-for-production-0123456789",
-      DATABASE_URL: "",
+  webServer: [
+    {
+      // The database URL goes to a file the specs read to append run events as a
+      // worker would (e2e/db.ts); nothing over HTTP can write events.
+      command: `node scripts/with-db.mjs --seed -- sh -c 'mkdir -p test-results && printf %s "$DATABASE_URL" > test-results/e2e-database-url && exec node_modules/.bin/next start -H 127.0.0.1 -p ${PORT}'`,
+      url: `http://127.0.0.1:${PORT}/api/health`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...serverEnv, AIRLOCK_URL: `http://127.0.0.1:${PORT}` },
+      gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
     },
-    gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
-  },
+    {
+      command: `node scripts/with-db.mjs --seed -- node e2e/loop/serve.mjs ${LOOP_PORT}`,
+      url: `http://127.0.0.1:${LOOP_PORT}/api/health`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...serverEnv, AIRLOCK_URL: `http://127.0.0.1:${LOOP_PORT}` },
+      gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
+    },
+  ],
 });

@@ -8,8 +8,21 @@ import pg from "pg";
 // server/domain/events/append.ts (counter bump, insert, NOTIFY in one transaction).
 
 export async function e2eDb() {
-  const url = readFileSync("test-results/e2e-database-url", "utf8").trim();
-  const client = new pg.Client({ connectionString: url });
+  return connect("test-results/e2e-database-url");
+}
+
+/** The `loop` project's database (e2e/loop/serve.mjs: a web server and a worker share it). */
+export async function loopDb() {
+  return connect("test-results/e2e-loop-database-url");
+}
+
+/** The `loop` server's data directory: the local forge's bare repositories live under it. */
+export function loopDataDir() {
+  return readFileSync("test-results/e2e-loop-data-dir", "utf8").trim();
+}
+
+async function connect(urlFile: string) {
+  const client = new pg.Client({ connectionString: readFileSync(urlFile, "utf8").trim() });
   await client.connect();
   return client;
 }
@@ -71,3 +84,27 @@ export async function appendEvents(db: Client, runId: string, events: EventInput
 
 export const message = (text: string): EventInput => ({ type: "message", payload: { role: "assistant", text } });
 export const log = (text: string): EventInput => ({ type: "log", payload: { stream: "stdout", text } });
+
+/** A notification as notify() would store it (in-app only: no webhook job). */
+export async function createNotification(
+  db: Client,
+  opts: { repositoryId: string; title: string; body?: string; href: string; kind?: string; runId?: string | null },
+) {
+  const id = `e2e${randomUUID().replaceAll("-", "").slice(0, 20)}`;
+  await db.query(
+    `INSERT INTO "Notification" ("id", "repositoryId", "kind", "title", "body", "href", "runId", "dedupeKey")
+     VALUES ($1, $2, $3::"NotificationKind", $4, $5, $6, $7, $8)`,
+    [id, opts.repositoryId, opts.kind ?? "fix_loop_escalated", opts.title, opts.body ?? "", opts.href, opts.runId ?? null, `e2e:${id}`],
+  );
+  return id;
+}
+
+/** Unread notifications of `email`'s repositories (what the bell counts for a non-admin). */
+export async function unreadNotifications(db: Client, email: string) {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM "Notification" n JOIN "Membership" m ON m."repositoryId" = n."repositoryId" JOIN "User" u ON u."id" = m."userId"
+     WHERE u."email" = $1 AND NOT EXISTS (SELECT 1 FROM "NotificationRead" r WHERE r."notificationId" = n."id" AND r."userId" = u."id")`,
+    [email],
+  );
+  return rows[0]!.n;
+}

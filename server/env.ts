@@ -57,6 +57,12 @@ const zEnv = z.object({
   AIRLOCK_K8S_CONFIG: z.string().optional(),
   /** Image that runs the agent command in a kubernetes pool's Job. */
   AIRLOCK_K8S_AGENT_IMAGE: z.string().default("ghcr.io/airlock/agent-runner:latest"),
+
+  // ---- notifications (server/domain/notifications)
+  /** Every notification is also POSTed here as JSON. Unset: in-app only. */
+  AIRLOCK_NOTIFICATION_WEBHOOK_URL: z.string().url().optional(),
+  /** When set, each POST carries `X-Airlock-Signature-256: sha256=<HMAC of the body>`. */
+  AIRLOCK_NOTIFICATION_WEBHOOK_SECRET: z.string().min(16).optional(),
 });
 
 export type Env = z.infer<typeof zEnv>;

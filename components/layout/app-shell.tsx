@@ -5,6 +5,7 @@ import { usePathname, useRouter } from "next/navigation";
 import { authClient } from "@/components/providers/auth-client";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
+import { NotificationBell } from "@/components/notifications/notification-bell";
 import { consoleNav } from "./nav";
 
 type ShellUser = { name: string; email: string; isAdmin: boolean };
@@ -41,6 +42,7 @@ export function AppShell({ user, children }: { user: ShellUser; children: React.
             })}
           </nav>
           <div className="ml-auto flex items-center gap-3 text-sm">
+            <NotificationBell />
             <span className="hidden text-zinc-600 sm:inline dark:text-zinc-400" title={user.email}>
               {user.name}
               {user.isAdmin && <span className="ml-1 text-xs text-indigo-600 dark:text-indigo-400">admin</span>}

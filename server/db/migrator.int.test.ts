@@ -1,34 +1,15 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { defaultMigrationsDir, migrate, MigrationError, migrationStatus, readMigrations } from "@/server/db/migrator.mjs";
+import { emptyDatabases, withClient } from "@/server/testing/empty-database";
 
-// Every test gets its own EMPTY database on the test server (not a clone of the
-// migrated template): the migrator is what builds the schema here.
-const server = new URL(inject("templateDatabaseUrl"));
-const urlFor = (db: string) => Object.assign(new URL(server), { pathname: `/${db}` }).toString();
-const created: string[] = [];
+// Every test gets its own EMPTY database: the migrator is what builds the schema here.
+const databases = emptyDatabases("mig");
+const emptyDatabase = databases.create;
 const tempDirs: string[] = [];
-
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-async function emptyDatabase(): Promise<string> {
-  const name = `mig_${randomBytes(6).toString("hex")}`;
-  await withClient(urlFor("postgres"), (c) => c.query(`CREATE DATABASE "${name}" TEMPLATE template0`));
-  created.push(name);
-  return urlFor(name);
-}
 
 /** A migrations folder in $TMPDIR: `files` maps "<stamp>_<name>" to its SQL. */
 async function migrationsDir(files: Record<string, string> = {}, copyReal = false): Promise<string> {
@@ -62,9 +43,6 @@ const tables = (url: string) =>
   );
 
 afterAll(async () => {
-  await withClient(urlFor("postgres"), async (c) => {
-    for (const name of created) await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  });
   for (const dir of tempDirs) await rm(dir, { recursive: true, force: true });
 });
 

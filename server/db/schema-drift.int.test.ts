@@ -1,7 +1,5 @@
-import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "@/server/db/migrator.mjs";
 import {
   compareSchema,
@@ -14,31 +12,18 @@ import {
   readDbSchema,
   type DbSchema,
 } from "@/server/db/schema-introspect";
+import { emptyDatabases, withClient } from "@/server/testing/empty-database";
 
 // Schema and SQL never drift: every migration applied to an EMPTY database must
 // give exactly what prisma/schema.prisma describes, as Prisma's migrate would build it.
 const schemaFile = fileURLToPath(new URL("../../prisma/schema.prisma", import.meta.url));
-const server = new URL(inject("templateDatabaseUrl"));
-const urlFor = (db: string) => Object.assign(new URL(server), { pathname: `/${db}` }).toString();
-const created: string[] = [];
-
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
+const databases = emptyDatabases("drift");
 
 /** A new empty database with every migration applied, then `extraSql` (if any). */
 async function migratedDatabase(extraSql?: string): Promise<DbSchema> {
-  const name = `drift_${randomBytes(6).toString("hex")}`;
-  await withClient(urlFor("postgres"), (c) => c.query(`CREATE DATABASE "${name}" TEMPLATE template0`));
-  created.push(name);
-  await migrate({ connectionString: urlFor(name) });
-  return withClient(urlFor(name), async (c) => {
+  const url = await databases.create();
+  await migrate({ connectionString: url });
+  return withClient(url, async (c) => {
     if (extraSql) await c.query(extraSql);
     return readDbSchema(c);
   });
@@ -47,11 +32,6 @@ async function migratedDatabase(extraSql?: string): Promise<DbSchema> {
 let expected: DbSchema;
 beforeAll(async () => {
   expected = await expectedSchemaFromFile(schemaFile);
-});
-afterAll(async () => {
-  await withClient(urlFor("postgres"), async (c) => {
-    for (const name of created) await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  });
 });
 
 describe("prisma/schema.prisma and prisma/migrations", () => {

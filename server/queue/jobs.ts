@@ -30,6 +30,8 @@ export const jobs = {
   "fixloop.launch": z.object({ intentId: z.string().min(1) }),
   /** Escalate a fix-forward loop at its bound to a person (bounded tries). */
   "fixloop.escalate": z.object({ intentId: z.string().min(1) }),
+  /** POST one notification to the configured webhook; bounded, idempotent once delivered. */
+  "notification.deliver": z.object({ notificationId: z.string().min(1) }),
 } as const;
 
 export type JobName = keyof typeof jobs;

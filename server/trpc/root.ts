@@ -3,6 +3,7 @@ import { approvalsRouter } from "./routers/approvals";
 import { auditRouter } from "./routers/audit";
 import { fixLoopsRouter } from "./routers/fix-loops";
 import { metricsRouter } from "./routers/metrics";
+import { notificationsRouter } from "./routers/notifications";
 import { policiesRouter } from "./routers/policies";
 import { poolsRouter } from "./routers/pools";
 import { proofsRouter } from "./routers/proofs";
@@ -25,6 +26,7 @@ export const appRouter = router({
   repositorySettings: repositorySettingsRouter,
   approvals: approvalsRouter,
   fixLoops: fixLoopsRouter,
+  notifications: notificationsRouter,
 });
 
 export type AppRouter = typeof appRouter;

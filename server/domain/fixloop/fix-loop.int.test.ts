@@ -15,6 +15,7 @@ const { createExecRun, createStack, scriptedSpec } = await import("@/server/queu
 const { launchFixRun } = await import("./launch");
 const { escalateFixLoop } = await import("./escalate");
 const { reopenForAgents } = await import("./reopen");
+const { notify: realNotify } = await import("../notifications/notify");
 
 const db = getDb();
 
@@ -133,7 +134,8 @@ describe("the attempt bound and escalation", () => {
     const [escalation] = await intents(repo.repository.id, "escalate");
     expect(await jobCount("fixloop.escalate", escalation!.id)).toBe(1);
 
-    const notify = vi.fn(async () => ({ id: "n1", created: true }));
+    // The real notifications module: one in-app notification, however often the job runs.
+    const notify = vi.fn((tx: Parameters<typeof realNotify>[0], input: Parameters<typeof realNotify>[1]) => realNotify(tx, input, { webhook: null }));
     const done = await escalateFixLoop({ db, intentId: escalation!.id, notify });
     if (done.kind !== "escalated") throw new Error(`not escalated: ${JSON.stringify(done)}`);
     expect(done.digest).toContain("stopped on `main` after 2 of 2 fix runs");
@@ -153,6 +155,9 @@ describe("the attempt bound and escalation", () => {
     await callerFor(m1).approvals.reject({ approvalId: later.approvalId, reason: "still wrong" });
     expect(await intents(repo.repository.id)).toHaveLength(3);
     expect(notify).toHaveBeenCalledTimes(1);
+    expect(await db.notification.findMany({ where: { repositoryId: repo.repository.id }, select: { kind: true, body: true, runId: true } })).toEqual([
+      { kind: "fix_loop_escalated", body: done.digest, runId: run.id },
+    ]);
     expect(await db.approvalRequest.count({ where: { runId: run.id, action: "comment" } })).toBe(1);
   });
 

@@ -1,11 +1,8 @@
-import { escalateFixLoop, type Notify } from "@/server/domain/fixloop/escalate";
+import { escalateFixLoop } from "@/server/domain/fixloop/escalate";
 import { launchFixRun } from "@/server/domain/fixloop/launch";
+import { notify } from "@/server/domain/notifications/notify";
 import { parseJobPayload } from "../jobs";
 import type { WorkerContext } from "../worker-context";
-
-// Until the notifications module lands on main the escalation records its notice in the run's
-// transcript only; the lead's merge wires `notify` from server/domain/notifications/notify.ts.
-const notify: Notify = async () => ({ id: "", created: false });
 
 /** "fixloop.launch": the fix run of one intent, once; a failed launch burns the attempt. */
 export async function launchFixRunTask(payload: unknown, ctx: WorkerContext): Promise<void> {
@@ -17,6 +14,6 @@ export async function launchFixRunTask(payload: unknown, ctx: WorkerContext): Pr
 /** "fixloop.escalate": hand the branch to a person, once; bounded tries. */
 export async function escalateFixLoopTask(payload: unknown, ctx: WorkerContext): Promise<void> {
   const job = parseJobPayload("fixloop.escalate", payload);
-  const result = await escalateFixLoop({ db: ctx.db, intentId: job.intentId, notify, log: ctx.log });
+  const result = await escalateFixLoop({ db: ctx.db, intentId: job.intentId, notify: (tx, input) => notify(tx, input), log: ctx.log });
   ctx.log(`fix-forward escalation ${job.intentId}: ${result.kind}${result.kind === "failed" ? ` (${result.error}; retried: ${result.retried})` : ""}`);
 }

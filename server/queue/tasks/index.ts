@@ -6,6 +6,7 @@ import { dispatchRunTask } from "./dispatch-run";
 import { evaluateDeliveryTask } from "./evaluate-delivery";
 import { executeWriteBackTask } from "./execute-write-back";
 import { escalateFixLoopTask, launchFixRunTask } from "./fix-loop";
+import { deliverNotificationTask } from "./deliver-notification";
 import { reapAttemptsTask } from "./reap-attempts";
 import { runCheckTask } from "./run-check";
 
@@ -22,6 +23,7 @@ export function createTaskList(ctx: WorkerContext): TaskList {
     "writeback.execute": (payload) => executeWriteBackTask(payload, ctx),
     "fixloop.launch": (payload) => launchFixRunTask(payload, ctx),
     "fixloop.escalate": (payload) => escalateFixLoopTask(payload, ctx),
+    "notification.deliver": (payload) => deliverNotificationTask(payload, ctx),
   };
   return tasks;
 }

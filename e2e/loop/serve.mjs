@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// The `loop` project's server: the web server AND a worker on one throwaway,
+// seeded database (started by scripts/with-db.mjs), so specs under e2e/loop/
+// can drive the whole loop: local CI, agent attempts, approvals, write-backs.
+// The data directory (local forge, workspaces) is a fresh temp folder per run.
+// SIGTERM stops both children; either one dying stops the other and fails us.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const port = process.argv[2];
+if (!port || !process.env.DATABASE_URL) throw new Error("usage: DATABASE_URL=... node e2e/loop/serve.mjs <port>");
+
+mkdirSync("test-results", { recursive: true });
+// Specs read the database URL and data directory to check what reached the forge (e2e/db.ts).
+writeFileSync("test-results/e2e-loop-database-url", process.env.DATABASE_URL);
+const dataDir = mkdtempSync(join(tmpdir(), "airlock-e2e-loop-"));
+writeFileSync("test-results/e2e-loop-data-dir", dataDir);
+
+const env = {
+  ...process.env,
+  AIRLOCK_DATA_DIR: dataDir,
+  AIRLOCK_DEMO_BOOTSTRAP: "1",
+  // Scripted agents replay at 20x so a loop takes seconds, not minutes.
+  AIRLOCK_SCRIPTED_SPEED: process.env.AIRLOCK_SCRIPTED_SPEED ?? "20",
+  AIRLOCK_WORKER_POLL_MS: "500",
+};
+const children = [
+  spawn(process.execPath, ["--import", "tsx", join("server", "queue", "worker.ts")], { stdio: "inherit", env }),
+  spawn(join("node_modules", ".bin", "next"), ["start", "-H", "127.0.0.1", "-p", port], { stdio: "inherit", env }),
+];
+
+let stopping = false;
+function stop(code) {
+  if (stopping) return;
+  stopping = true;
+  let left = children.filter((c) => c.exitCode === null && c.signalCode === null).length;
+  const done = () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(code);
+  };
+  if (left === 0) return done();
+  for (const c of children) {
+    c.once("exit", () => --left === 0 && done());
+    c.kill("SIGTERM");
+  }
+  setTimeout(() => {
+    for (const c of children) c.kill("SIGKILL");
+  }, 10_000).unref();
+}
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => stop(0));
+for (const c of children) c.on("exit", (code) => stop(stopping ? 0 : (code ?? 1) || 1));
