@@ -11,8 +11,8 @@ import { advisoryLock } from "../ingest/evaluate/locks";
 // a retried or raced evaluation finds it and a launch that then fails still burns an attempt.
 // At the bound (`Repository.maxFixAttempts`) it intends an escalation instead, itself bounded.
 
-/** Runs that still work on a branch: no fix run starts beside one. */
-export const liveRunStatuses: readonly RunStatus[] = ["suggested", "queued", "running", "awaiting_approval"];
+/** Runs that still work on a branch: no fix run starts beside one (a suggestion is not running). */
+export const liveRunStatuses: readonly RunStatus[] = ["queued", "running", "awaiting_approval"];
 /** How many times an escalation is tried before the loop gives up and logs an error. */
 export const maxEscalationTries = 3;
 
