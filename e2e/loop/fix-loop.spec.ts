@@ -64,10 +64,11 @@ test("a rejected patch starts a fix run carrying the reason; its approved patch 
   await expect(loop.getByTestId("fix-loop-attempts")).toHaveText("1 of 2");
   const fixLink = loop.getByRole("link", { name: /^#\d+$/ });
   await expect(fixLink).toBeVisible({ timeout: 30_000 });
-  await fixLink.click();
-  await expect(page).toHaveURL(/\/runs\/[a-z0-9]+$/);
-  const fixRunId = page.url().split("/").at(-1)!;
+  const href = (await fixLink.getAttribute("href"))!;
+  const fixRunId = href.split("/").at(-1)!;
   expect(fixRunId).not.toBe(demo);
+  await fixLink.click();
+  await expect(page).toHaveURL(new RegExp(`/runs/${fixRunId}$`));
 
   // The fix run's prompt carries the rejection verbatim.
   await page.getByText("Show the assembled prompt").click();

@@ -80,6 +80,8 @@ export async function launchFixRun(opts: { db: Db; intentId: string; now?: Date;
         prompt,
         title: `Fix ${attempt}/${repo.maxFixAttempts} after rejection: ${parent.title}`,
         headSha: pr?.headSha ?? parent.headSha,
+        // The fix run carries on the authoring run's rule: the authority admission checks.
+        triggerRuleId: parent.triggerRuleId,
         bundleExtras: {
           fixForward: { attempt, bound: repo.maxFixAttempts, branch: intent.branch, rejection: { by: intent.rejectedBy, text: intent.rejection } },
           attribution: attributions,

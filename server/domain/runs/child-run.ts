@@ -58,6 +58,8 @@ export async function createChildRun(
     headSha?: string;
     /** The status event's reason (default: "<actor> resumed/forked run #N"). */
     reason?: string;
+    /** Automation acting for the parent's rule (a fix run): admission reads it as its authority. */
+    triggerRuleId?: string | null;
     /** Sections added to the bundle (e.g. the fix-forward loop's red-check attribution). */
     bundleExtras?: Record<string, Prisma.InputJsonValue>;
     now: Date;
@@ -77,6 +79,7 @@ export async function createChildRun(
       jobId: parent.jobId,
       source: opts.source,
       taskKind: parent.taskKind,
+      triggerRuleId: opts.triggerRuleId ?? null,
       actor: opts.actor.label,
       actorUserId: opts.actor.userId,
       status: "queued",
