@@ -26,6 +26,10 @@ export const jobs = {
     .refine((p) => p.approvalId !== undefined || p.writeBackId !== undefined, "approvalId or writeBackId is required"),
   /** Prepare the demo repository in the local forge and run its check once (idempotent). */
   "demo.bootstrap": z.object({}).passthrough().default({}),
+  /** Launch the fix run a pending fix-forward intent stands for (once; a failure burns it). */
+  "fixloop.launch": z.object({ intentId: z.string().min(1) }),
+  /** Escalate a fix-forward loop at its bound to a person (bounded tries). */
+  "fixloop.escalate": z.object({ intentId: z.string().min(1) }),
   /** POST one notification to the configured webhook; bounded, idempotent once delivered. */
   "notification.deliver": z.object({ notificationId: z.string().min(1) }),
   /** Rerun a failed GitHub check that CI triage decided to rerun once (at most once per decision). */

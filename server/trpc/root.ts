@@ -1,6 +1,7 @@
 import { createCallerFactory, router } from "./init";
 import { approvalsRouter } from "./routers/approvals";
 import { auditRouter } from "./routers/audit";
+import { fixLoopsRouter } from "./routers/fix-loops";
 import { metricsRouter } from "./routers/metrics";
 import { notificationsRouter } from "./routers/notifications";
 import { policiesRouter } from "./routers/policies";
@@ -25,6 +26,7 @@ export const appRouter = router({
   pools: poolsRouter,
   repositorySettings: repositorySettingsRouter,
   approvals: approvalsRouter,
+  fixLoops: fixLoopsRouter,
   notifications: notificationsRouter,
   triage: triageRouter,
 });

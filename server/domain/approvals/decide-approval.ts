@@ -5,6 +5,7 @@ import { AppError } from "@/server/errors";
 import { enqueue } from "@/server/queue/enqueue";
 import { type AuditActor, recordAudit } from "../audit";
 import { appendRunEvents } from "../events/append";
+import { fixForwardOnApprovalRejection } from "../fixloop/triggers";
 import { newIdempotencyKey } from "./request-write-back";
 import { settleRun } from "./settle-run";
 
@@ -213,6 +214,7 @@ export async function rejectWriteBack(opts: { db: Db; actor: ApprovalActor | nul
     await appendRunEvents({ db: tx, runId: approval.runId, events: [{ type: "log", payload: { stream: "system", text: `${actor.email} rejected ${approval.action.replaceAll("_", " ")} (${approval.id}): ${reason}` } }] });
     await recordAudit(tx, { actor: auditActor(actor), action: "approval.reject", objectType: "ApprovalRequest", objectId: approval.id, repositoryId: approval.run.repositoryId, detail: { runId: approval.runId, action: approval.action, reason } });
     const runStatus = await settleRun(tx, approval.runId, now);
+    await fixForwardOnApprovalRejection(tx, { approval, reason, by: actor.email, now });
     return { approvalId: approval.id, runStatus };
   });
   if ("refused" in result) throw result.refused;

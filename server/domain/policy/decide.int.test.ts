@@ -5,7 +5,7 @@ import { decide, recheckDecision } from "./decide";
 import { factsFrom, PolicyFactError } from "./facts";
 import type { PolicyDefinition } from "./model";
 import { proofLeaves } from "./proof";
-import { ciTriagePolicy } from "./shipped";
+import { ciTriagePolicy, shippedPolicies } from "./shipped";
 import { getPolicy, savePolicyVersion } from "./store";
 
 const decisionCount = () => getDb().policyDecision.count();
@@ -33,7 +33,7 @@ describe("decide", () => {
 
     const made = await decide({ db, kind: "ci_triage", facts, subject: "build_failure:job-1" });
 
-    expect(await db.policy.count()).toBe(3);
+    expect(await db.policy.count()).toBe(Object.keys(shippedPolicies).length);
     const version = await db.policyVersion.findFirstOrThrow({ where: { policy: { kind: "ci_triage" } } });
     expect(made.decision).toMatchObject({
       policy: { kind: "ci_triage", version: 1, digest: version.digest },
@@ -137,6 +137,8 @@ describe("decide", () => {
 
   it("refuses a stored version whose definition no longer matches its digest", async () => {
     const db = getDb();
+    // A policy row whose version is missing, then one whose definition does not match its digest.
+    await db.policy.deleteMany({ where: { kind: "attribution" } });
     const policy = await db.policy.create({ data: { kind: "attribution", name: "Attribution", version: 1 } });
     await expect(decide({ db, kind: "attribution", facts: {}, subject: "x" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     const definition = structuredClone((await getPolicy({ db, kind: "ci_triage" })).current.definition);

@@ -41,7 +41,7 @@ describe("ensureShippedPolicies", () => {
     expect(await ensureShippedPolicies(db)).toEqual({ created: [] });
 
     const policies = await db.policy.findMany({ include: { versions: true } });
-    expect(policies).toHaveLength(3);
+    expect(policies).toHaveLength(Object.keys(shippedPolicies).length);
     for (const policy of policies) {
       expect(policy.version).toBe(1);
       expect(policy.versions.map((v) => v.version)).toEqual([1]);
@@ -188,7 +188,7 @@ describe("reading policies", () => {
   it("lists policies with rule counts and check results, versions newest first, and diffs two versions", async () => {
     const db = getDb();
     const list = await listPolicies({ db });
-    expect(list.map((p) => p.kind)).toEqual(["ci_triage", "change_gate", "runner_selection"]);
+    expect(list.map((p) => p.kind)).toEqual(["ci_triage", "change_gate", "runner_selection", "attribution"]);
     const gate = list.find((p) => p.kind === "change_gate");
     expect(gate).toMatchObject({ version: 1, ruleCount: shippedPolicies.change_gate.rules.length, subject: "write_back" });
     expect(gate?.review).toMatchObject({ issues: [], checks: { conflicts: [], gaps: [], vacuous: [] } });

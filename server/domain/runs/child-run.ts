@@ -48,16 +48,26 @@ export async function createChildRun(
   tx: Tx,
   opts: {
     parent: ParentRun;
-    source: "resume" | "fork";
+    /** "review": a fix run started by a rejection (the fix-forward loop). */
+    source: "resume" | "fork" | "review";
     actor: AuditActor;
     prompt: string;
     title: string;
     stack?: { id: string; version: number; snapshot: Prisma.JsonValue; digest: string };
+    /** The commit to start from when the branch moved since the parent (default: the parent's). */
+    headSha?: string;
+    /** The status event's reason (default: "<actor> resumed/forked run #N"). */
+    reason?: string;
+    /** Automation acting for the parent's rule (a fix run): admission reads it as its authority. */
+    triggerRuleId?: string | null;
+    /** Sections added to the bundle (e.g. the fix-forward loop's red-check attribution). */
+    bundleExtras?: Record<string, Prisma.InputJsonValue>;
     now: Date;
   },
 ) {
   const { parent, now } = opts;
-  const bundle = childBundle(parent, opts.source);
+  const base = childBundle(parent, opts.source);
+  const bundle = opts.bundleExtras && base && typeof base === "object" && !Array.isArray(base) ? ({ ...base, ...opts.bundleExtras } as Prisma.JsonValue) : base;
   const contextDigest = digestOf(bundle);
   const hash = promptHash(opts.prompt);
   const run = await tx.agentDispatchRun.create({
@@ -69,10 +79,11 @@ export async function createChildRun(
       jobId: parent.jobId,
       source: opts.source,
       taskKind: parent.taskKind,
+      triggerRuleId: opts.triggerRuleId ?? null,
       actor: opts.actor.label,
       actorUserId: opts.actor.userId,
       status: "queued",
-      headSha: parent.headSha,
+      headSha: opts.headSha ?? parent.headSha,
       headBranch: parent.headBranch,
       isFork: parent.isFork,
       stackId: opts.stack?.id ?? parent.stackId,
@@ -100,7 +111,7 @@ export async function createChildRun(
       },
       {
         type: "status",
-        payload: { scope: "run", from: null, to: "queued", reason: `${opts.actor.label} ${opts.source === "resume" ? "resumed" : "forked"} run #${parent.number}` },
+        payload: { scope: "run", from: null, to: "queued", reason: opts.reason ?? `${opts.actor.label} ${opts.source === "resume" ? "resumed" : "forked"} run #${parent.number}` },
       },
     ],
   });

@@ -2,6 +2,7 @@ import type { Db, Prisma, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
 import type { AttemptStatus, RunStatus } from "@/server/db/generated/enums";
 import { appendRunEvents } from "../events/append";
+import { recordCiObservation } from "../fixloop/observe";
 import type { RunEventInput } from "../events/catalogue";
 import { admissionEventPayload, type AdmissionDecision } from "../pools/admission";
 import { loadCurrentPolicy } from "../policy/decide";
@@ -219,6 +220,7 @@ export async function claimNextAttempt(opts: {
       attemptStatusEvent(attempt.number, "queued", "starting", `a worker picked the attempt on pool ${chosen.name} and is preparing its workspace`),
     );
     await appendRunEvents({ db: tx, runId: run.id, attemptId: attempt.id, events });
+    await recordCiObservation(tx, { run, attemptId: attempt.id, now: at });
     return {
       kind: "started",
       run,

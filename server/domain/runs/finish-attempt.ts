@@ -1,6 +1,7 @@
 import type { Db } from "@/server/db";
 import type { ArtifactKind, RunStatus } from "@/server/db/generated/enums";
 import { appendRunEvents } from "../events/append";
+import { markPassLeftEdits } from "../fixloop/observe";
 import type { RunEventInput } from "../events/catalogue";
 import { type AttemptFence, withFence } from "./attempt-fence";
 import { attemptStatusEvent, retryOrEnd, runStatusEvent } from "./attempts";
@@ -102,6 +103,8 @@ export function finishAttempt(opts: {
     let to: RunStatus;
     let why: string;
     const approvalIds: string[] = [];
+    // Any patch written counts as edits left, even one whose push is later rejected.
+    if (patches.length > 0) await markPassLeftEdits(tx, fence.attemptId);
     if (end.status === "succeeded" && patches.length > 0) {
       let exempt = 0;
       for (const patch of patches) {

@@ -35,6 +35,7 @@ describe("policies router", () => {
       ["ci_triage", 1, 0],
       ["change_gate", 1, 0],
       ["runner_selection", 1, 0],
+      ["attribution", 1, 0],
     ]);
     const policy = await caller.policies.byKind({ kind: "ci_triage" });
     expect(policy).toMatchObject({ kind: "ci_triage", canEdit: false, review: { checks: { conflicts: [] } } });

@@ -6,6 +6,7 @@
 import type { Db, Repository } from "@/server/db";
 import { transaction } from "@/server/db";
 import type { DeliveryOutcome } from "@/server/db/generated/enums";
+import { fixLoopOnEvent } from "@/server/domain/fixloop/triggers";
 import { matchTriggers } from "@/server/domain/triggers/matcher";
 import { describeTriage, holdCandidates, linkTriageToRun, triageFailedCheck } from "@/server/domain/triage/triage";
 import { isAppError } from "@/server/errors";
@@ -176,9 +177,10 @@ async function evaluateStored(opts: { db: Db; deliveryId: string; delivery: Stor
     await linkTriageToRun(tx, triage, out.created.map((r) => r.runId));
     const allDuplicates = outcomes.length > 0 && outcomes.every((o) => o.outcome.kind === "duplicate");
     out.outcome = allDuplicates ? "duplicate" : "processed";
+    const loopNote = await fixLoopOnEvent(tx, { event: dispatchable, repositoryId: repository.id, pullRequestId: records.pullRequestId, createdRunIds: out.created.map((c) => c.runId), now });
     const triaged = describeTriage(triage);
     const described = describe(dispatchable, outcomes, out, triage?.holdsAgents ? [] : match.skipped, triage?.holdsAgents === true);
-    out.detail = boundedDetail(sanitizePayload([triaged, described, filesNote].filter(Boolean).join("; "), secrets));
+    out.detail = boundedDetail(sanitizePayload([triaged, described, filesNote, loopNote].filter(Boolean).join("; "), secrets));
     await tx.webhookDelivery.update({ where: { deliveryId }, data: { outcome: out.outcome, detail: out.detail, processedAt: now } });
     return out;
   }, { maxWait: 30_000, timeout: 30_000 });

@@ -1,0 +1,135 @@
+import type { Page } from "@playwright/test";
+import { loopDb } from "../db";
+import { expect, signIn, test } from "../fixtures";
+
+// The fix-forward loop on the local forge, with a real worker, as a maintainer drives it: a
+// rejected patch starts a fix run that carries the reason; its approved patch turns the check
+// green. Then a branch whose fixes keep being rejected stops at the bound and shows the
+// escalation digest, and a maintainer re-opens it for agents.
+
+type Db = Awaited<ReturnType<typeof loopDb>>;
+let db: Db;
+test.describe.configure({ mode: "serial" });
+test.beforeAll(async () => {
+  db = await loopDb();
+});
+test.afterAll(async () => {
+  await db?.end();
+});
+
+const R1 = "Drop the off-by-one, and say in the commit why the loop starts at 0 (round 1).";
+const R2 = "This patch is stale: main moved since (round 2).";
+const R3 = "Still not what we need; a person should look (round 3).";
+
+async function pendingPatchRun(where: string, params: unknown[]): Promise<string> {
+  let id: string | undefined;
+  await expect
+    .poll(
+      async () => {
+        const { rows } = await db.query<{ id: string }>(
+          `SELECT r."id" FROM "AgentDispatchRun" r JOIN "ApprovalRequest" a ON a."runId" = r."id"
+            WHERE r."status" = 'awaiting_approval' AND a."status" = 'pending' AND a."action" = 'push_commits' AND ${where}
+            ORDER BY r."createdAt" LIMIT 1`,
+          params,
+        );
+        id = rows[0]?.id;
+        return id ?? "none";
+      },
+      { timeout: 150_000, intervals: [1_000] },
+    )
+    .not.toBe("none");
+  return id!;
+}
+
+async function rejectOnRunPage(page: Page, runId: string, reason: string) {
+  await page.goto(`/runs/${runId}`);
+  const approvals = page.getByRole("region", { name: "Approvals" });
+  await approvals.getByRole("button", { name: "Reject" }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel("Reason (required)").fill(reason);
+  await dialog.getByRole("button", { name: "Reject" }).click();
+  await expect(approvals.getByText(reason)).toBeVisible();
+}
+
+test("a rejected patch starts a fix run carrying the reason; its approved patch turns the check green", async ({ page, baseURL }) => {
+  test.setTimeout(300_000);
+  const demo = await pendingPatchRun(`r."repositoryId" = (SELECT "id" FROM "Repository" WHERE "fullName" = 'demo/calculator') AND r."parentRunId" IS NULL`, []);
+  await db.query(`UPDATE "Repository" SET "maxFixAttempts" = 2 WHERE "fullName" = 'demo/calculator'`);
+  await signIn(page, baseURL!, "user_maintainer");
+
+  await rejectOnRunPage(page, demo, R1);
+  const loop = page.getByTestId("fix-loop");
+  await expect(loop).toBeVisible({ timeout: 30_000 });
+  await expect(loop.getByText(R1)).toBeVisible();
+  await expect(loop.getByTestId("fix-loop-attempts")).toHaveText("1 of 2");
+  const fixLink = loop.getByRole("link", { name: /^#\d+$/ });
+  await expect(fixLink).toBeVisible({ timeout: 30_000 });
+  const href = (await fixLink.getAttribute("href"))!;
+  const fixRunId = href.split("/").at(-1)!;
+  expect(fixRunId).not.toBe(demo);
+  await fixLink.click();
+  await expect(page).toHaveURL(new RegExp(`/runs/${fixRunId}$`));
+
+  // The fix run's prompt carries the rejection verbatim.
+  await page.getByText("Show the assembled prompt").click();
+  await expect(page.locator("pre").filter({ hasText: R1 })).toBeVisible();
+
+  // Its patch waits at the gate like any patch; approving pushes to the same branch.
+  await pendingPatchRun(`r."id" = $1`, [fixRunId]);
+  await page.reload();
+  const approvals = page.getByRole("region", { name: "Approvals" });
+  await approvals.getByRole("button", { name: "Approve" }).click();
+  await expect
+    .poll(
+      async () => {
+        const { rows } = await db.query<{ conclusion: string | null }>(`SELECT "conclusion" FROM "Pipeline" WHERE "triggeredByRunId" = $1 ORDER BY "createdAt" DESC LIMIT 1`, [fixRunId]);
+        return rows[0]?.conclusion ?? "none";
+      },
+      { timeout: 120_000, intervals: [1_000] },
+    )
+    .toBe("success");
+  const { rows: opened } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "WriteBack" WHERE "runId" = $1 AND "kind" = 'open_pr'`, [fixRunId]);
+  expect(opened[0]?.n).toBe(0);
+  await page.reload();
+  await expect(page.getByText("Succeeded").first()).toBeVisible();
+});
+
+test("a branch whose fixes keep being rejected stops at the bound and shows the escalation digest", async ({ page, baseURL }) => {
+  test.setTimeout(300_000);
+  await signIn(page, baseURL!, "user_maintainer");
+  const { rows: demoRows } = await db.query<{ id: string }>(
+    `SELECT r."id" FROM "AgentDispatchRun" r JOIN "ApprovalRequest" a ON a."runId" = r."id" WHERE a."reason" = $1`,
+    [R1],
+  );
+  const demo = demoRows[0]!.id;
+  // The maintainer retries the rejected demo run: a new attempt, a new patch to judge.
+  await page.goto(`/runs/${demo}`);
+  await page.getByRole("button", { name: "Retry" }).click();
+  await pendingPatchRun(`r."id" = $1`, [demo]);
+  await rejectOnRunPage(page, demo, R2);
+
+  // The second (last) fix run: rejected again, the loop escalates instead of a third.
+  const loop = page.getByTestId("fix-loop");
+  await expect(loop.getByTestId("fix-loop-attempts")).toHaveText("2 of 2", { timeout: 30_000 });
+  const launchedBy = async (rejection: string) =>
+    (await db.query<{ runId: string | null }>(`SELECT "runId" FROM "FixSpawnIntent" WHERE "rejection" = $1`, [rejection])).rows[0]?.runId ?? null;
+  await expect.poll(() => launchedBy(R2), { timeout: 30_000 }).not.toBeNull();
+  const secondFix = (await launchedBy(R2))!;
+  await pendingPatchRun(`r."id" = $1`, [secondFix]);
+  await rejectOnRunPage(page, secondFix, R3);
+
+  const escalation = page.getByTestId("fix-loop-escalation");
+  await expect(escalation).toBeVisible({ timeout: 60_000 });
+  await expect(escalation).toContainText("after 2 of 2 fix runs; a person takes over");
+  await expect(escalation).toContainText(R2);
+  await expect(escalation).toContainText(R3);
+  const { rows: fixRuns } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "FixSpawnIntent" WHERE "kind" = 'fix'`);
+  expect(fixRuns[0]?.n).toBe(2);
+
+  // Only a person brings it back: re-open for agents (audited), the bound starts again.
+  await escalation.getByRole("button", { name: "Re-open for agents" }).click();
+  await expect(loop.getByText("Re-opened for agents by maintainer@airlock.local")).toBeVisible();
+  await expect(loop.getByTestId("fix-loop-attempts")).toHaveText("0 of 2");
+  const { rows: audit } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "AuditEntry" WHERE "action" = 'fixloop.reopen'`);
+  expect(audit[0]?.n).toBe(1);
+});

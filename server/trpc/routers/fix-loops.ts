@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { fixLoopOfRun, getFixLoop } from "@/server/domain/fixloop/presenter";
+import { reopenForAgents } from "@/server/domain/fixloop/reopen";
+import { repositoryProcedure, router, runProcedure } from "../init";
+
+// The fix-forward loop of a branch: its rounds, bound, attributions and escalation; and the
+// maintainer's "re-open for agents" after an escalation.
+
+const zBranch = z.object({ branch: z.string().min(1).max(255) });
+
+export const fixLoopsRouter = router({
+  byBranch: repositoryProcedure("viewer")
+    .input(zBranch)
+    .query(({ ctx, input }) => getFixLoop({ db: ctx.db, repositoryId: input.repositoryId, branch: input.branch })),
+
+  byRun: runProcedure("viewer").query(({ ctx, input }) => fixLoopOfRun({ db: ctx.db, runId: input.runId })),
+
+  reopen: repositoryProcedure("maintainer")
+    .input(zBranch)
+    .mutation(({ ctx, input }) =>
+      reopenForAgents({ db: ctx.db, actor: { userId: ctx.user.id, label: ctx.user.email }, repositoryId: input.repositoryId, branch: input.branch, now: ctx.now() }),
+    ),
+});
