@@ -1,8 +1,14 @@
+import { readdirSync } from "node:fs";
 import { defineConfig } from "@playwright/test";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
-// The `loop` project's server (web + worker) listens on the next port.
-const LOOP_PORT = PORT + 1;
+// Each spec under e2e/loop/ drives the whole loop on the demo repository (its check, its runs,
+// its approvals), so each gets its own project and server (web + worker + database) on the
+// ports after PORT: one spec's approvals or rejections never change another's starting state.
+const loops = readdirSync("e2e/loop")
+  .filter((f) => f.endsWith(".spec.ts"))
+  .sort()
+  .map((file, i) => ({ name: file.replace(/\.spec\.ts$/, ""), file, port: PORT + 1 + i }));
 
 const serverEnv = {
   NODE_ENV: "production",
@@ -42,7 +48,11 @@ export default defineConfig({
     // Pages against a seeded database with no worker: nothing changes unless a spec changes it.
     { name: "chromium", testIgnore: "loop/**", use: { browserName: "chromium" } },
     // The whole loop (local CI, agent attempts, approvals, write-backs) with a running worker.
-    { name: "loop", testMatch: "loop/**/*.spec.ts", use: { browserName: "chromium", baseURL: `http://127.0.0.1:${LOOP_PORT}` } },
+    ...loops.map((l) => ({
+      name: `loop-${l.name}`,
+      testMatch: `loop/${l.file}`,
+      use: { browserName: "chromium" as const, baseURL: `http://127.0.0.1:${l.port}` },
+    })),
   ],
   // Playwright starts webServer before globalSetup, so the server command brings
   // its own throwaway, migrated and seeded database.
@@ -59,15 +69,15 @@ export default defineConfig({
       env: { ...serverEnv, AIRLOCK_URL: `http://127.0.0.1:${PORT}` },
       gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
     },
-    {
-      command: `node scripts/with-db.mjs --seed -- node e2e/loop/serve.mjs ${LOOP_PORT}`,
-      url: `http://127.0.0.1:${LOOP_PORT}/api/health`,
-      timeout: 120_000,
+    ...loops.map((l) => ({
+      command: `node scripts/with-db.mjs --seed -- node e2e/loop/serve.mjs ${l.port} ${l.name}`,
+      url: `http://127.0.0.1:${l.port}/api/health`,
+      timeout: 180_000,
       reuseExistingServer: false,
-      stdout: "pipe",
-      stderr: "pipe",
-      env: { ...serverEnv, AIRLOCK_URL: `http://127.0.0.1:${LOOP_PORT}` },
-      gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
-    },
+      stdout: "pipe" as const,
+      stderr: "pipe" as const,
+      env: { ...serverEnv, AIRLOCK_URL: `http://127.0.0.1:${l.port}` },
+      gracefulShutdown: { signal: "SIGTERM" as const, timeout: 15_000 },
+    })),
   ],
 });

@@ -11,14 +11,18 @@ export async function e2eDb() {
   return connect("test-results/e2e-database-url");
 }
 
-/** The `loop` project's database (e2e/loop/serve.mjs: a web server and a worker share it). */
-export async function loopDb() {
-  return connect("test-results/e2e-loop-database-url");
+// A loop spec's own server (e2e/loop/serve.mjs: a web server and a worker share its database),
+// named by the spec's Playwright project, `loop-<spec>` (playwright.config.ts).
+const loopInfo = (project: string, file: string) => `test-results/e2e-loop/${project.replace(/^loop-/, "")}/${file}`;
+
+/** The database of the loop server that `project` (testInfo.project.name) runs against. */
+export async function loopDb(project: string) {
+  return connect(loopInfo(project, "database-url"));
 }
 
-/** The `loop` server's data directory: the local forge's bare repositories live under it. */
-export function loopDataDir() {
-  return readFileSync("test-results/e2e-loop-data-dir", "utf8").trim();
+/** That server's data directory: the local forge's bare repositories live under it. */
+export function loopDataDir(project: string) {
+  return readFileSync(loopInfo(project, "data-dir"), "utf8").trim();
 }
 
 async function connect(urlFile: string) {

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Cookie, type Page } from "@playwright/test";
 import logins from "../prisma/seed/demo-logins.json" with { type: "json" };
 
 export const demoPassword = process.env.AIRLOCK_DEMO_PASSWORD ?? logins.defaultPassword;
@@ -9,13 +9,35 @@ export const demoUser = (id: "user_admin" | "user_maintainer" | "user_viewer") =
   return u;
 };
 
+// better-auth limits sign-ins per client address (a few per 10 s), and every spec signs in
+// from 127.0.0.1: sign each demo user in once per server through the API and reuse the session
+// cookie (specs run in one worker process, so this map lives across spec files).
+const sessions = new Map<string, Cookie[]>();
+
 /** Signs in through the API (no UI), leaving the session cookie in the page's context. */
 export async function signIn(page: Page, baseURL: string, id: Parameters<typeof demoUser>[0]) {
-  const res = await page.request.post(`${baseURL}/api/auth/sign-in/email`, {
-    data: { email: demoUser(id).email, password: demoPassword },
-    headers: { origin: baseURL },
-  });
-  expect(res.ok(), `sign-in as ${id}: ${res.status()} ${await res.text()}`).toBeTruthy();
+  const key = `${baseURL} ${id}`;
+  let cookies = sessions.get(key);
+  if (!cookies) {
+    for (let attempt = 0; ; attempt++) {
+      const res = await page.request.post(`${baseURL}/api/auth/sign-in/email`, {
+        data: { email: demoUser(id).email, password: demoPassword },
+        headers: { origin: baseURL },
+      });
+      if (res.status() === 429 && attempt < 3) {
+        // The limiter says when the window reopens.
+        const wait = Number(res.headers()["x-retry-after"] ?? 10);
+        await page.waitForTimeout((Number.isFinite(wait) ? wait : 10) * 1000 + 250);
+        continue;
+      }
+      expect(res.ok(), `sign-in as ${id}: ${res.status()} ${await res.text()}`).toBeTruthy();
+      break;
+    }
+    cookies = await page.context().cookies(baseURL);
+    sessions.set(key, cookies);
+  }
+  await page.context().clearCookies();
+  await page.context().addCookies(cookies);
 }
 
 export { expect, test };

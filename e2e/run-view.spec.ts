@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { createServer, connect, type Server, type Socket } from "node:net";
-import type { Cookie, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { appendEvents, createRun, e2eDb, log, message, repositoryOf } from "./db";
 import { demoUser, expect, signIn, test } from "./fixtures";
 
@@ -18,28 +18,6 @@ test.afterAll(async () => {
 });
 
 const maintainerEmail = () => demoUser("user_maintainer").email;
-
-// better-auth limits sign-ins per client (a few per 10 s): sign each demo user in
-// once through the API and reuse the session cookie in later tests.
-const sessions = new Map<string, Cookie[]>();
-async function session(page: Page, baseURL: string, id: Parameters<typeof demoUser>[0]) {
-  let cookies = sessions.get(id);
-  if (!cookies) {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await signIn(page, baseURL, id);
-        break;
-      } catch (err) {
-        if (attempt >= 3 || !String(err).includes("429")) throw err;
-        await page.waitForTimeout(10_000);
-      }
-    }
-    cookies = await page.context().cookies(baseURL);
-    sessions.set(id, cookies);
-  }
-  await page.context().clearCookies();
-  await page.context().addCookies(cookies);
-}
 
 /**
  * A TCP proxy in front of the server: the page talks to it, so the test can
@@ -111,7 +89,7 @@ test.describe("the run view", () => {
       const runId = await createRun(db, { repositoryId: await repositoryOf(db, maintainerEmail(), "maintainer"), title: "Live transcript e2e" });
       await appendEvents(db, runId, [message("Looking at the failing check."), ...range(2, 20).map((i) => log(`setup line ${i}`))]);
       // Signed in on the server's own origin; the cookie is per host, so it goes through the proxy too.
-      await session(page, baseURL!, "user_maintainer");
+      await signIn(page, baseURL!, "user_maintainer");
       await page.goto(`${proxy.url}/runs/${runId}`);
       await expect(page.getByRole("heading", { level: 1 })).toContainText("Live transcript e2e");
       await expect(page.locator("#event-20")).toBeVisible();
@@ -151,7 +129,7 @@ test.describe("the run view", () => {
     for (let start = 1; start <= 3_000; start += 500) {
       await appendEvents(db, runId, range(start, start + 499).map((i) => (i === 123 ? message("The zebracorn regression starts here.") : log(`bulk line ${i}`))));
     }
-    await session(page, baseURL!, "user_viewer");
+    await signIn(page, baseURL!, "user_viewer");
     await page.goto(`/runs/${runId}`);
     await expect(page.locator("#event-3000")).toBeVisible();
     await expect(page.locator("#event-123")).toHaveCount(0);
@@ -188,7 +166,7 @@ test.describe("the run view", () => {
     const runId = await createRun(db, { repositoryId, title: "Controls e2e" });
     await appendEvents(db, runId, [message("Working on it.")]);
 
-    await session(page, baseURL!, "user_viewer");
+    await signIn(page, baseURL!, "user_viewer");
     await page.goto(`/runs/${runId}`);
     const controls = page.getByRole("region", { name: "Run controls" });
     await expect(controls.getByRole("button", { name: "Cancel run" })).toHaveAccessibleDescription(/needs the maintainer role/);
@@ -196,7 +174,7 @@ test.describe("the run view", () => {
     await expect(controls.getByRole("button", { name: "Fork" })).toHaveAccessibleDescription(/needs the maintainer role/);
     await expect(controls.getByRole("button", { name: "Attach context" })).toHaveAccessibleDescription(/needs the maintainer role/);
 
-    await session(page, baseURL!, "user_maintainer");
+    await signIn(page, baseURL!, "user_maintainer");
     await page.goto(`/runs/${runId}`);
     // Attach context: a note with a pasted token reaches the transcript live, the token redacted.
     const token = `ghp_${"Zx9Yw8Vu7T".repeat(4)}`;
@@ -235,7 +213,7 @@ test.describe("the run view", () => {
   test("opens a patch artifact as a diff with line numbers", async ({ page, baseURL }) => {
     const { rows } = await db.query<{ id: string; runId: string }>(`SELECT "id", "runId" FROM "Artifact" WHERE "kind" = 'patch' AND "content" LIKE 'diff --git%' LIMIT 1`);
     test.skip(!rows[0], "the demo seed has no patch artifact");
-    await session(page, baseURL!, "user_admin");
+    await signIn(page, baseURL!, "user_admin");
     await page.goto(`/runs/${rows[0]!.runId}/artifacts/${rows[0]!.id}`);
     await expect(page.getByRole("navigation", { name: "Changed files" })).toBeVisible();
     await expect(page.locator("table td").first()).toBeVisible();
@@ -246,7 +224,7 @@ test.describe("the run view", () => {
     test.setTimeout(150_000);
     const runId = await createRun(db, { repositoryId: await repositoryOf(db, maintainerEmail(), "maintainer"), title: "Axe e2e" });
     await appendEvents(db, runId, [message("Hello **world** with a [link](https://example.test)."), log("\u001b[31mred\u001b[0m output"), { type: "tool_call", payload: { id: "t1", name: "bash", input: { command: "npm test" }, startedAt: new Date().toISOString() } }]);
-    await session(page, baseURL!, "user_maintainer");
+    await signIn(page, baseURL!, "user_maintainer");
     // Both colour schemes: dark mode follows the system, and contrast must hold in each.
     for (const colorScheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme });

@@ -13,7 +13,7 @@ import { expect, signIn, test } from "../fixtures";
 const REPOSITORY = "demo/calculator";
 
 /** The loop server's bare repository of the demo (its data dir is written by e2e/loop/serve.mjs). */
-const bareRepo = () => resolve(loopDataDir(), "forge", "demo", "calculator.git");
+const bareRepo = () => resolve(loopDataDir(test.info().project.name), "forge", "demo", "calculator.git");
 const git = (...args: string[]) => execFileSync("git", ["--git-dir", bareRepo(), ...args], { encoding: "utf8" });
 
 test.describe("approval loop", () => {
@@ -24,7 +24,7 @@ test.describe("approval loop", () => {
 
     // The bootstrap's failed check (the local CI's own pipeline, not the seeded history) becomes
     // a run whose patch waits for approval.
-    const db = await loopDb();
+    const db = await loopDb(test.info().project.name);
     let runId = "";
     try {
       await expect

@@ -24,7 +24,7 @@ async function axeProblems(page: Page) {
 
 test("a maintainer configures a stack and a rule in forms, and a failing check runs that stack's snapshot", async ({ page, baseURL }) => {
   test.setTimeout(240_000);
-  const db = await loopDb();
+  const db = await loopDb(test.info().project.name);
   try {
     const repo = (await db.query<{ id: string }>(`SELECT "id" FROM "Repository" WHERE "fullName" = 'demo/calculator'`)).rows[0];
     expect(repo, "the seed's demo/calculator").toBeDefined();

@@ -10,8 +10,8 @@ import { expect, signIn, test } from "../fixtures";
 type Db = Awaited<ReturnType<typeof loopDb>>;
 let db: Db;
 test.describe.configure({ mode: "serial" });
-test.beforeAll(async () => {
-  db = await loopDb();
+test.beforeAll(async ({}, info) => {
+  db = await loopDb(info.project.name);
 });
 test.afterAll(async () => {
   await db?.end();

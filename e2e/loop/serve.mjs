@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `loop` project's server: the web server AND a worker on one throwaway,
+// A `loop-<spec>` project's server: the web server AND a worker on one throwaway,
 // seeded database (started by scripts/with-db.mjs), so specs under e2e/loop/
 // can drive the whole loop: local CI, agent attempts, approvals, write-backs.
 // The data directory (local forge, workspaces) is a fresh temp folder per run.
@@ -9,14 +9,16 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const port = process.argv[2];
-if (!port || !process.env.DATABASE_URL) throw new Error("usage: DATABASE_URL=... node e2e/loop/serve.mjs <port>");
+const [port, name] = process.argv.slice(2);
+if (!port || !name || !process.env.DATABASE_URL) throw new Error("usage: DATABASE_URL=... node e2e/loop/serve.mjs <port> <spec name>");
 
-mkdirSync("test-results", { recursive: true });
-// Specs read the database URL and data directory to check what reached the forge (e2e/db.ts).
-writeFileSync("test-results/e2e-loop-database-url", process.env.DATABASE_URL);
+// The spec reads its server's database URL and data directory to check what reached the
+// forge (e2e/db.ts: loopDb, loopDataDir).
+const info = join("test-results", "e2e-loop", name);
+mkdirSync(info, { recursive: true });
+writeFileSync(join(info, "database-url"), process.env.DATABASE_URL);
 const dataDir = mkdtempSync(join(tmpdir(), "airlock-e2e-loop-"));
-writeFileSync("test-results/e2e-loop-data-dir", dataDir);
+writeFileSync(join(info, "data-dir"), dataDir);
 
 const env = {
   ...process.env,
