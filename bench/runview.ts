@@ -1,4 +1,4 @@
-// Run view benchmark, against the production build (`npx next build` first).
+// Run view benchmark, against the production build (`npm run build` first).
 //   npx tsx bench/runview.ts            (or: npm run bench -- runview)
 // Starts its own `node scripts/with-db.mjs -- next start` on a free port, then:
 //  (a) Chromium on a run with 100,000 events (~20 MB of JSON): time to first

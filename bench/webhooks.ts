@@ -2,7 +2,7 @@
 // loopback by concurrent keep-alive clients, compared with a bare route handler on the same
 // server, plus a 10x redelivery storm whose runs must come out exactly as expected.
 //
-//   npx next build && npm run bench -- webhooks [--seconds 12] [--rounds 3] [--concurrency 16] [--failures 20] [--worker-nice 10]
+//   npm run build && npm run bench -- webhooks [--seconds 12] [--rounds 3] [--concurrency 16] [--failures 20] [--worker-nice 10]
 //
 // Starts its own throwaway PostgreSQL (scripts/with-db.mjs --seed --serve), `next start` on a
 // free port with GITHUB_WEBHOOK_SECRET and AIRLOCK_BENCH=1, and the worker (tsx
@@ -282,7 +282,7 @@ async function stop(child: ChildProcess) {
 async function main() {
   const built = [".next/BUILD_ID", ".next/server/app/api/webhooks/github/route.js", ".next/server/app/api/bench/noop/route.js"];
   const missing = built.filter((f) => !existsSync(join(repoRoot, f)));
-  if (missing.length > 0) throw new Error(`no production build with the webhook routes (${missing.join(", ")}): run \`npx next build\` first`);
+  if (missing.length > 0) throw new Error(`no production build with the webhook routes (${missing.join(", ")}): run \`npm run build\` first`);
 
   log("starting PostgreSQL (seeded demo)...");
   const databaseUrl = await startDatabase();

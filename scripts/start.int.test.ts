@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildIsCurrent } from "./lib/bootstrap.mjs";
 import { freePort } from "./lib/postgres.mjs";
 
 // `npm start` end to end, on a fresh copy of the checkout: start, health, Ctrl-C,
@@ -98,6 +99,9 @@ const waitGone = async (dir: string) => {
 
 describe("npm start", () => {
   beforeAll(() => {
+    // The copy links this checkout's .next: a stale build would make the copy rebuild into it
+    // (and Turbopack cannot build through a linked node_modules). npm test builds first.
+    if (!buildIsCurrent()) throw new Error("the production build is stale or missing: run `npm run build` first (npm test does)");
     copy = freshCopy();
   });
   const dataDirs = new Set<string>();

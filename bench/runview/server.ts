@@ -70,7 +70,7 @@ async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<
 
 export async function startServer(root: string): Promise<BenchServer> {
   if (!existsSync(join(root, ".next", "BUILD_ID"))) {
-    throw new Error("No production build: run `npx next build` first.");
+    throw new Error("No production build: run `npm run build` first.");
   }
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;

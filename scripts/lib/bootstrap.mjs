@@ -88,13 +88,18 @@ export function sourceDigest() {
   return h.digest("hex");
 }
 
+const buildStamp = () => join(root, ".next", "airlock-source-digest");
+
+/** Whether .next holds a build of exactly the current sources. */
+export function buildIsCurrent(digest = sourceDigest()) {
+  return existsSync(join(root, ".next", "BUILD_ID")) && existsSync(buildStamp()) && readFileSync(buildStamp(), "utf8") === digest;
+}
+
 /** `next build` unless .next holds a build of exactly these sources. */
 export function ensureBuild({ force = false } = {}) {
-  const stamp = join(root, ".next", "airlock-source-digest");
+  const stamp = buildStamp();
   const digest = sourceDigest();
-  if (!force && existsSync(join(root, ".next", "BUILD_ID")) && existsSync(stamp) && readFileSync(stamp, "utf8") === digest) {
-    return false;
-  }
+  if (!force && buildIsCurrent(digest)) return false;
   say("building the console (next build)…");
   run(join(root, "node_modules", ".bin", "next"), ["build"], {
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
