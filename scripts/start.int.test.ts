@@ -106,6 +106,7 @@ describe("npm start", () => {
   });
   const dataDirs = new Set<string>();
   afterAll(() => {
+    if (!copy) return;
     for (const dir of [copy, ...dataDirs]) for (const pid of postgresUnder(dir)) process.kill(pid, "SIGKILL");
     rmSync(dirname(copy), { recursive: true, force: true });
     for (const dir of dataDirs) if (!dir.startsWith(copy)) rmSync(dirname(dir), { recursive: true, force: true });
