@@ -12,6 +12,7 @@
 // with it, the cluster lives under .airlock/ (see scripts/lib/postgres.mjs).
 // PostgreSQL always lives in this process, never inside a test runner.
 import { spawn } from "node:child_process";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { installQueueSchema, migrate } from "../server/db/migrator.mjs";
 import { repoRoot, startPostgres } from "./lib/postgres.mjs";
@@ -50,7 +51,11 @@ let stopping = false;
 async function shutdown(code) {
   if (stopping) return;
   stopping = true;
-  if (db) await db.stop().catch((e) => log(`stop failed: ${e}`));
+  if (db) {
+    await db.stop().catch((e) => log(`stop failed: ${e}`));
+    // A throwaway cluster's folder goes too, even when PostgreSQL was killed before stop().
+    if (!opts.includes("--persistent")) await rm(db.dataDir, { recursive: true, force: true }).catch(() => {});
+  }
   process.exit(code);
 }
 

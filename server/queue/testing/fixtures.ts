@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll } from "vitest";
 import type { Prisma, TaskKind, TrustTier } from "@/server/db";
 import { getDb } from "@/server/db";
 import type { SessionUser } from "@/server/auth/roles";
@@ -60,9 +62,19 @@ export async function createStack(spec: StackSpec, name = `stack-${uid()}`) {
   return { ...stack, snapshot: snap.snapshot, digest: snap.digest, spec };
 }
 
+// Every data dir made here (bare repositories, workspaces) is removed after the test file, or
+// when a bench (which imports this too, outside Vitest) exits.
+const dataDirs: string[] = [];
+const removeDataDirs = () => {
+  for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+};
+if (process.env.VITEST) afterAll(removeDataDirs);
+else process.once("exit", removeDataDirs);
+
 /** A bare repository in a fresh data dir with `files` committed on main, and its Repository row. */
 export async function createLocalRepository(opts: { files: Record<string, string>; checkCommand?: string; members?: [SessionUser, "viewer" | "maintainer" | "admin"][] }) {
   const dataDir = await mkdtemp(join(tmpdir(), "airlock-data-"));
+  dataDirs.push(dataDir);
   const fullName = `test/repo-${uid()}`;
   const { path } = await ensureBareRepo(dataDir, fullName, "main");
   const sha = await commitFiles({ repoPath: path, branch: "main", files: opts.files, message: "initial" });
