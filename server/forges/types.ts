@@ -53,7 +53,15 @@ export interface Forge {
   executeWriteBack(req: ForgeWriteBackRequest): Promise<ForgeWriteBackResult>;
   /** The commit a branch points at now (null: no such branch). */
   branchHead(repository: string, branch: string): Promise<string | null>;
+  /**
+   * Adds and removes labels on a pull request (the fix-forward loop's ready-for-agent /
+   * ready-for-human flip). Idempotent: adding a label it has and removing one it lacks are done,
+   * so a retried call changes nothing twice. Returns the PR's labels afterwards.
+   */
+  setLabels(repository: string, prNumber: number, change: LabelChange): Promise<{ labels: string[] }>;
 }
+
+export type LabelChange = { add: readonly string[]; remove: readonly string[] };
 
 export const writeBackTrailer = "Airlock-Write-Back";
 /** The marker hidden in comments and reviews. */
