@@ -59,6 +59,11 @@ export interface Forge {
    * so a retried call changes nothing twice. Returns the PR's labels afterwards.
    */
   setLabels(repository: string, prNumber: number, change: LabelChange): Promise<{ labels: string[] }>;
+  /**
+   * Asks for review of a pull request again (a fix run pushed its patch): on GitHub a review
+   * request to these reviewers, on the local forge the PR record's review state. Idempotent.
+   */
+  requestReview(repository: string, prNumber: number, reviewers: readonly string[]): Promise<{ detail: string }>;
 }
 
 export type LabelChange = { add: readonly string[]; remove: readonly string[] };

@@ -209,4 +209,13 @@ describe("GitHub forge against a fake GitHub", () => {
       message: expect.stringContaining("403 Resource not accessible by integration"),
     });
   });
+
+  it("asks reviewers for review again; GitHub's refusal is a forge error", async () => {
+    expect((await forge.requestReview(fullName, 7, ["octo-reviewer"])).detail).toBe(`review requested from octo-reviewer on https://github.example.test/${fullName}/pull/7`);
+    await forge.requestReview(fullName, 7, ["octo-reviewer"]);
+    expect(gh.repo(fullName).requestedReviewers.get(7)).toEqual(["octo-reviewer"]);
+    await expect(forge.requestReview(fullName, 7, [])).rejects.toMatchObject({ name: "ForgeError" });
+    gh.intercept((r) => (r.path.endsWith("/requested_reviewers") ? { status: 422, body: { message: "Review cannot be requested from pull request author." } } : undefined));
+    await expect(forge.requestReview(fullName, 7, ["airlock-bot"])).rejects.toMatchObject({ message: expect.stringContaining("422 Review cannot be requested from pull request author.") });
+  });
 });

@@ -151,10 +151,22 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
     }
   }
 
+  async function requestReview(repository: string, prNumber: number, reviewers: readonly string[]): Promise<{ detail: string }> {
+    if (reviewers.length === 0) throw new ForgeError("a review request on GitHub names at least one reviewer", "forge_error");
+    try {
+      // Requesting a reviewer already requested changes nothing: GitHub keeps one request each.
+      const { data } = await octokit.rest.pulls.requestReviewers({ ...split(repository), pull_number: prNumber, reviewers: [...reviewers] });
+      return { detail: `review requested from ${(data.requested_reviewers ?? []).map((u) => u.login).join(", ")} on ${data.html_url}` };
+    } catch (err) {
+      throw forgeErrorOf(err, `request a review of #${prNumber}`);
+    }
+  }
+
   return {
     kind: "github",
     branchHead,
     setLabels,
+    requestReview,
     async findWriteBack(req) {
       const { owner, repo } = split(req.target.repository);
       try {

@@ -160,9 +160,20 @@ export function createLocalForge(opts: LocalForgeOptions): Forge {
     return { labels: row.labels };
   }
 
+  /** The local forge has no reviewers to notify: the PR record shows a review is wanted again. */
+  async function requestReview(repository: string, prNumber: number, reviewers: readonly string[]): Promise<{ detail: string }> {
+    const updated = await opts.db.pullRequest.updateMany({
+      where: { number: prNumber, repository: { fullName: repository } },
+      data: { reviewState: "review_requested" },
+    });
+    if (updated.count === 0) throw new ForgeError(`no pull request #${prNumber} in ${repository}`, "not_found");
+    return { detail: `review requested on #${prNumber}${reviewers.length > 0 ? ` from ${reviewers.join(", ")}` : ""}` };
+  }
+
   return {
     kind: "local",
     setLabels,
+    requestReview,
     branchHead: (repository, branch) => resolveRevision(bareRepoPath(opts.dataDir, repository), branch),
     async findWriteBack(req) {
       switch (req.kind) {
