@@ -110,6 +110,10 @@ function PolicyForm({ repositoryId, version, policy, canEdit }: { repositoryId: 
               <TextField name="dispatchLabel" label="Dispatch label" hint="Adding it to a pull request dispatches a run." mono />
               <NumberField name="maxFixAttempts" label="Max fix attempts" hint="Fix runs per pull request before a person is asked." />
             </div>
+            <div className="grid gap-3 sm:grid-cols-3">
+              <TextField name="agentReadyLabel" label="Ready-for-agent label" hint="A pull request agents may keep fixing carries it." mono />
+              <TextField name="humanReadyLabel" label="Ready-for-human label" hint="Escalation swaps the agent label for this one." mono />
+            </div>
           </fieldset>
           {canEdit.allowed && (
             <div className="flex items-center gap-3">

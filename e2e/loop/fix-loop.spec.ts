@@ -2,9 +2,9 @@ import type { Page } from "@playwright/test";
 import { loopDb } from "../db";
 import { expect, signIn, test } from "../fixtures";
 
-// The fix-forward loop on the local forge, with a real worker, as a maintainer drives it: a
-// rejected patch starts a fix run that carries the reason; its approved patch turns the check
-// green. Then a branch whose fixes keep being rejected stops at the bound and shows the
+// The fix-forward loop on the local forge, with a real worker, as a maintainer drives it (an
+// admin first sets its bound and label names in the repository settings form): a rejected
+// patch starts a fix run that carries the reason; its approved patch turns the check green. Then a branch whose fixes keep being rejected stops at the bound and shows the
 // escalation digest, and a maintainer re-opens it for agents.
 
 type Db = Awaited<ReturnType<typeof loopDb>>;
@@ -54,7 +54,23 @@ async function rejectOnRunPage(page: Page, runId: string, reason: string) {
 test("a rejected patch starts a fix run carrying the reason; its approved patch turns the check green", async ({ page, baseURL }) => {
   test.setTimeout(300_000);
   const demo = await pendingPatchRun(`r."repositoryId" = (SELECT "id" FROM "Repository" WHERE "fullName" = 'demo/calculator') AND r."parentRunId" IS NULL`, []);
-  await db.query(`UPDATE "Repository" SET "maxFixAttempts" = 2 WHERE "fullName" = 'demo/calculator'`);
+  // An admin sets the loop's bound and its label names in the repository settings form.
+  await signIn(page, baseURL!, "user_admin");
+  const { rows: repoRows } = await db.query<{ id: string }>(`SELECT "id" FROM "Repository" WHERE "fullName" = 'demo/calculator'`);
+  await page.goto(`/settings/repositories/${repoRows[0]!.id}`);
+  const policy = page.getByRole("form", { name: "Repository policy" });
+  await policy.getByLabel("Max fix attempts").fill("2");
+  await policy.getByLabel("Ready-for-human label").fill("ready-for-agent");
+  await policy.getByRole("button", { name: "Save policy" }).click();
+  await expect(policy.getByText("Must differ from the ready-for-agent label")).toBeVisible();
+  await policy.getByLabel("Ready-for-human label").fill("needs-a-person");
+  await policy.getByRole("button", { name: "Save policy" }).click();
+  await expect(page.getByText(/Saved the settings \(v\d+\)/)).toBeVisible();
+  const { rows: saved } = await db.query<{ maxFixAttempts: number; humanReadyLabel: string; audited: number }>(
+    `SELECT r."maxFixAttempts", r."humanReadyLabel", (SELECT count(*)::int FROM "AuditEntry" a WHERE a."objectId" = r."id" AND a."action" = 'repository.settings.update') AS audited
+      FROM "Repository" r WHERE r."fullName" = 'demo/calculator'`,
+  );
+  expect(saved[0]).toEqual({ maxFixAttempts: 2, humanReadyLabel: "needs-a-person", audited: 1 });
   await signIn(page, baseURL!, "user_maintainer");
 
   await rejectOnRunPage(page, demo, R1);

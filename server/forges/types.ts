@@ -53,7 +53,20 @@ export interface Forge {
   executeWriteBack(req: ForgeWriteBackRequest): Promise<ForgeWriteBackResult>;
   /** The commit a branch points at now (null: no such branch). */
   branchHead(repository: string, branch: string): Promise<string | null>;
+  /**
+   * Adds and removes labels on a pull request (the fix-forward loop's ready-for-agent /
+   * ready-for-human flip). Idempotent: adding a label it has and removing one it lacks are done,
+   * so a retried call changes nothing twice. Returns the PR's labels afterwards.
+   */
+  setLabels(repository: string, prNumber: number, change: LabelChange): Promise<{ labels: string[] }>;
+  /**
+   * Asks for review of a pull request again (a fix run pushed its patch): on GitHub a review
+   * request to these reviewers, on the local forge the PR record's review state. Idempotent.
+   */
+  requestReview(repository: string, prNumber: number, reviewers: readonly string[]): Promise<{ detail: string }>;
 }
+
+export type LabelChange = { add: readonly string[]; remove: readonly string[] };
 
 export const writeBackTrailer = "Airlock-Write-Back";
 /** The marker hidden in comments and reviews. */

@@ -12,6 +12,7 @@ import {
   zContextBundle,
   type BundleActor,
   type BundleArtifact,
+  type BundleAttribution,
   type BundleFailure,
   type BundleIdentity,
   type BundleJob,
@@ -71,6 +72,8 @@ export type ContextBundleInput = {
   policy: BundlePolicy;
   identity?: Partial<BundleIdentity>;
   contextLabels?: ContextLabel[];
+  /** Red checks on the branch attributed by policy (fix-forward loop); omitted when none. */
+  attribution?: BundleAttribution[];
 };
 
 export type BuildContextOptions = {
@@ -196,6 +199,10 @@ export function buildContextBundle(input: ContextBundleInput, options: BuildCont
     },
     // Order is meaningful here: fragments are rendered into the prompt in this order.
     contextLabels: input.contextLabels ?? [],
+    // One entry per check, in name order: the same attributions give the same digest.
+    ...(input.attribution && input.attribution.length > 0
+      ? { attribution: [...input.attribution].sort((a, b) => compare(a.check, b.check)) }
+      : {}),
   };
 
   // Every string, not just logs: PR bodies, comments and URLs leak tokens too.

@@ -204,6 +204,17 @@ export const zContextLabel = z.object({
   }),
 });
 
+/** A red check's attribution on a branch with agent activity (red-check attribution policy). */
+export const zBundleAttribution = z.object({
+  check: z.string(),
+  attribution: z.enum(["ours", "pre_existing", "unknown"]),
+  rule: nullableString,
+  /** What the agent should do about it: fix ours first, report pre-existing, read the output when unknown. */
+  guidance: z.string(),
+  /** The observations the decision used, oldest first. */
+  history: z.string(),
+});
+
 export const zContextBundle = z.object({
   version: z.literal(CONTEXT_BUNDLE_VERSION),
   task: zBundleTask,
@@ -221,6 +232,8 @@ export const zContextBundle = z.object({
   policy: zBundlePolicy,
   identity: zBundleIdentity,
   contextLabels: z.array(zContextLabel),
+  /** Absent (not empty) when no red check is attributed, so older bundles keep their digests. */
+  attribution: z.array(zBundleAttribution).optional(),
   /** Everything redaction removed from any string in the bundle, summed. */
   redaction: zRedactionReport,
 });
@@ -242,3 +255,4 @@ export type BundleStack = z.infer<typeof zBundleStack>;
 export type BundlePolicy = z.infer<typeof zBundlePolicy>;
 export type BundleIdentity = z.infer<typeof zBundleIdentity>;
 export type ContextLabel = z.infer<typeof zContextLabel>;
+export type BundleAttribution = z.infer<typeof zBundleAttribution>;

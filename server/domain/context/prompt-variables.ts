@@ -113,6 +113,10 @@ export const PROMPT_VARIABLES = {
     description: "the selected prompt fragments, in order",
     render: (b) => (b.contextLabels.length === 0 ? null : b.contextLabels.map((l) => l.fragment).join("\n\n")),
   },
+  attribution: {
+    description: "red checks on the branch, whose they are (ours, pre-existing, unknown) and what to do about each",
+    render: (b) => (b.attribution && b.attribution.length > 0 ? attributionLines(b.attribution) : null),
+  },
   // Short names stack templates already use; each is the same value as its long form.
   "repository.name": { description: "owner/name (same as repository.fullName)", render: (b) => b.repository.fullName },
   "ref.sha": { description: "the commit the run is about (same as ref.commitSha)", render: (b) => b.ref.commitSha },
@@ -125,6 +129,13 @@ export const PROMPT_VARIABLES = {
   "bundle.digest": { description: "sha256 of the canonical context bundle", render: (_b, digest) => digest },
   "bundle.json": { description: "the whole context bundle as canonical JSON", render: (b) => canonicalJson(b) },
 } satisfies Record<string, Variable>;
+
+/** One line per red check: its attribution and the guidance that goes with it. */
+export function attributionLines(entries: readonly { check: string; attribution: string; guidance: string }[]): string {
+  return entries.map((a) => `- ${a.check}: ${a.attribution.replace("_", "-")}. ${a.guidance}`).join("\n");
+}
+
+export const ATTRIBUTION_HEADING = "## Red checks on this branch (attribution)";
 
 export type PromptVariable = keyof typeof PROMPT_VARIABLES;
 export const PROMPT_VARIABLE_NAMES = Object.keys(PROMPT_VARIABLES).sort() as PromptVariable[];

@@ -105,4 +105,31 @@ describe("checkPromptTemplate", () => {
       malformed: ["{{ }}"],
     });
   });
+
+  describe("red-check attribution", () => {
+    const ours = { check: "ci / test", attribution: "ours" as const, rule: "our_edits_after_green", guidance: "Fix it first.", history: "abc1234 ci / test=success +edits -> ci / test red at def5678" };
+    const lint = { check: "lint", attribution: "pre_existing" as const, rule: "already_red_before_us", guidance: "Report it.", history: "h" };
+
+    it("is appended when the template does not ask for it, and rendered in place when it does", () => {
+      const b = buildContextBundle({ ...sampleInput(), attribution: [ours, lint] });
+      expect(renderPrompt("Fix {{job.step}}.", b.bundle, b.digest).prompt).toBe(
+        "Fix Run npx vitest run.\n\n## Red checks on this branch (attribution)\n- ci / test: ours. Fix it first.\n- lint: pre-existing. Report it.\n",
+      );
+      expect(renderPrompt("Red: {{attribution}}", b.bundle, b.digest).prompt).toBe("Red: - ci / test: ours. Fix it first.\n- lint: pre-existing. Report it.");
+      // Without attribution the prompt is exactly the template's.
+      expect(renderPrompt("Fix {{job.step}}.", built.bundle, built.digest).prompt).toBe("Fix Run npx vitest run.");
+    });
+
+    it("keeps the bundle digest a function of its inputs", () => {
+      const a = buildContextBundle({ ...sampleInput(), attribution: [ours, lint] });
+      const same = buildContextBundle({ ...sampleInput(), attribution: [lint, ours] });
+      expect(same.digest).toBe(a.digest);
+      expect(a.bundle.attribution?.map((x) => x.check)).toEqual(["ci / test", "lint"]);
+      const other = buildContextBundle({ ...sampleInput(), attribution: [{ ...ours, attribution: "unknown" }, lint] });
+      expect(other.digest).not.toBe(a.digest);
+      // No attribution: the field is absent, so bundles made before it existed keep their digests.
+      expect(buildContextBundle({ ...sampleInput(), attribution: [] }).digest).toBe(built.digest);
+      expect("attribution" in built.bundle).toBe(false);
+    });
+  });
 });

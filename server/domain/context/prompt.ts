@@ -4,7 +4,9 @@ import { AppError } from "@/server/errors";
 import type { ContextBundle } from "./context-bundle";
 import { contentDigest } from "@/server/lib/digest";
 import {
+  ATTRIBUTION_HEADING,
   PLACEHOLDER,
+  attributionLines,
   PROMPT_VARIABLES,
   PROMPT_VARIABLE_NAMES,
   checkPromptTemplate,
@@ -37,10 +39,14 @@ export function renderPrompt(template: string, bundle: ContextBundle, digest: st
       details: { unknown: check.unknown, malformed: check.malformed },
     });
   }
-  const prompt = template.replace(PLACEHOLDER, (whole, dollar: string, raw: string) => {
+  let prompt = template.replace(PLACEHOLDER, (whole, dollar: string, raw: string) => {
     if (dollar === "$") return whole;
     return toText(PROMPT_VARIABLES[raw.trim() as PromptVariable].render(bundle, digest));
   });
+  // The agent must learn whose red check this is even when the stack's template does not ask.
+  if (bundle.attribution && bundle.attribution.length > 0 && !check.variables.includes("attribution")) {
+    prompt = `${prompt.trimEnd()}\n\n${ATTRIBUTION_HEADING}\n${attributionLines(bundle.attribution)}\n`;
+  }
   return { prompt, promptHash: promptHash(prompt), variables: check.variables };
 }
 

@@ -7,7 +7,7 @@ process.env.GITHUB_WEBHOOK_SECRET = "webhook-secret-for-attribution-tests";
 
 const { getDb, transaction } = await import("@/server/db");
 const { createRepository } = await import("@/server/testing/factories");
-const { createPullRequest, sha } = await import("../ingest/fixtures/world");
+const { createPullRequest, createRule, sha, createStack: createTemplateStack } = await import("../ingest/fixtures/world");
 const { failedCheckRun, reviewSubmitted } = await import("../ingest/fixtures/deliveries");
 const { deliver } = await import("../ingest/fixtures/harness");
 const { createExecRun, createStack, scriptedSpec } = await import("@/server/queue/testing/fixtures");
@@ -78,6 +78,36 @@ describe("red-check attribution through the engine", () => {
     expect(fix.prompt).toContain("## Red checks on this branch (attribution)\n- ci / test: ours. Our edits are in range of this failure: treat it as your regression and fix it first.");
     expect((fix.contextBundle as { attribution?: unknown }).attribution).toEqual([expect.objectContaining({ check: "ci / test", attribution: "ours", rule: "our_edits_after_green" })]);
     expect(fix.headSha).toBe(pr.headSha);
+  });
+
+  it("a run a trigger rule creates for the red check carries the attribution in its bundle and prompt", async () => {
+    const { repo, pr, run } = await world();
+    // The rule's stack template does not ask for {{attribution}}: the prompt gets it anyway.
+    const ruleStack = await createTemplateStack(db);
+    const rule = await createRule(db, { kind: "failed_check", stackId: ruleStack.id, repositoryId: repo.id });
+    // Our pass started from green h1 and left edits; then the check goes red at h2.
+    await db.ciObservation.create({
+      data: { repositoryId: repo.id, branch: "feature", pullRequestId: pr.id, runId: run.id, headSha: sha("h1"), checks: [{ name: "ci / test", conclusion: "success" }], leftEdits: true },
+    });
+    const red = failedCheckRun({ repo: repo.fullName, suiteId: 3, checkRunId: 79, name: "ci / test", headSha: sha("h2"), headBranch: "feature", pr: { number: 12, headRef: "feature" } });
+    const out = await deliver(db, red);
+    expect(out.detail).toContain("attribution of ci / test: ours");
+    const [triggered, ...others] = await db.agentDispatchRun.findMany({ where: { repositoryId: repo.id, triggerRuleId: rule.id } });
+    expect(others).toHaveLength(0);
+    const guidance = "Our edits are in range of this failure: treat it as your regression and fix it first.";
+    const history = `${sha("h1").slice(0, 7)} ci / test=success +edits -> ci / test red at ${sha("h2").slice(0, 7)}`;
+    expect((triggered!.contextBundle as { attribution?: unknown }).attribution).toEqual([
+      { check: "ci / test", attribution: "ours", rule: "our_edits_after_green", guidance, history },
+    ]);
+    expect(triggered!.prompt).toContain(`## Red checks on this branch (attribution)\n- ci / test: ours. ${guidance}`);
+
+    // The decision the bundle carries is the one stored, once, with its proof, on the new run.
+    const decisions = (await listRunDecisions({ db, runId: triggered!.id })).filter((d) => d.decision.policy.kind === "attribution");
+    expect(decisions).toHaveLength(1);
+    expect(decisions[0]!.decision).toMatchObject({ value: "ours", rule: "our_edits_after_green" });
+    expect(decisions[0]!.decision.facts.observed_history?.value).toBe(history);
+    expect(await db.policyDecision.count({ where: { subject: { startsWith: `red_check|ci / test|${repo.id}:` } } })).toBe(1);
+
   });
 
   it("no observations on the branch: no agent activity, nothing attributed", async () => {

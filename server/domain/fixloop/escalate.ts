@@ -2,12 +2,14 @@ import type { Db, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
 import { requestWriteBack } from "../approvals/request-write-back";
 import { appendRunEvents } from "../events/append";
+import { enqueueLabelFlip, flippedLabels } from "./labels";
 import { fixLoopLockKey, intendEscalation, maxEscalationTries } from "./spawn";
 import { advisoryLock } from "../ingest/evaluate/locks";
 
 // "fixloop.escalate": the loop hands the branch to a person, once. In one transaction: the
 // loop's state becomes escalated (from then on no fix run starts), the PR's labels flip
-// (`agentReadyLabel` -> `humanReadyLabel`), the round digest is posted as a comment write-back
+// (`agentReadyLabel` -> `humanReadyLabel`: Airlock's copy here, the forge's by the
+// "fixloop.labels" job this enqueues), the round digest is posted as a comment write-back
 // through the change gate (held for approval unless the gate exempts it, like any write-back),
 // and a notification is recorded. A try that throws is marked failed and the next try is
 // intended, up to `maxEscalationTries`; then the loop stops and logs an error.
@@ -144,8 +146,10 @@ export async function escalateFixLoop(opts: { db: Db; intentId: string; notify: 
         update: { escalatedAt: now, escalationDigest: digest, pullRequestId: intent.pullRequestId ?? state?.pullRequestId ?? null },
       });
       if (pr) {
-        const labels = [...pr.labels.filter((l) => l !== repo.agentReadyLabel && l !== repo.humanReadyLabel), repo.humanReadyLabel];
-        await tx.pullRequest.update({ where: { id: pr.id }, data: { labels, escalatedAt: now } });
+        const flip = { add: [repo.humanReadyLabel], remove: [repo.agentReadyLabel] };
+        await tx.pullRequest.update({ where: { id: pr.id }, data: { labels: flippedLabels(pr.labels, flip), escalatedAt: now } });
+        // The forge's copy flips once this commits (a job: no forge call inside the transaction).
+        await enqueueLabelFlip(tx, { pullRequestId: pr.id, ...flip });
       }
       // The digest goes through the change gate like any write-back (held for approval unless exempt).
       const requested = await requestWriteBack({

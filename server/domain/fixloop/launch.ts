@@ -2,6 +2,7 @@ import type { Db, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
 import { appendRunEvents } from "../events/append";
 import { createChildRun, parentSelect, type ParentRun } from "../runs/child-run";
+import { ATTRIBUTION_HEADING, attributionLines } from "../context/prompt-variables";
 import { currentAttributions } from "./attribution-decisions";
 import { errorText } from "./escalate";
 import { countIntents, fixLoopLockKey, onRejection } from "./spawn";
@@ -33,7 +34,7 @@ export function fixPrompt(opts: {
   attributions: { check: string; attribution: string; guidance: string }[];
 }): string {
   const pr = opts.pullRequest;
-  const red = opts.attributions.map((a) => `- ${a.check}: ${a.attribution.replace("_", "-")}. ${a.guidance}`);
+
   return [
     `This is fix run ${opts.attempt} of ${opts.bound} on branch ${opts.branch}: your earlier change was rejected.`,
     "Push your fix to the same branch through Airlock's approval gate. Do not open a new pull request.",
@@ -46,7 +47,7 @@ export function fixPrompt(opts: {
     "",
     `## The rejection, verbatim (by ${opts.rejection.by})`,
     opts.rejection.text,
-    ...(red.length > 0 ? ["", "## Red checks on this branch (attribution)", ...red] : []),
+    ...(opts.attributions.length > 0 ? ["", ATTRIBUTION_HEADING, attributionLines(opts.attributions)] : []),
   ].join("\n");
 }
 

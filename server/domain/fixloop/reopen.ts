@@ -3,6 +3,7 @@ import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { type AuditActor, recordAudit } from "../audit";
 import { advisoryLock } from "../ingest/evaluate/locks";
+import { enqueueLabelFlip, flippedLabels } from "./labels";
 import { fixLoopLockKey } from "./spawn";
 
 // "Re-open for agents": the one way back from an escalation. A maintainer (the router checks the
@@ -21,8 +22,9 @@ export async function reopenForAgents(opts: { db: Db; actor: AuditActor; reposit
       const repo = await tx.repository.findUniqueOrThrow({ where: { id: opts.repositoryId }, select: { agentReadyLabel: true, humanReadyLabel: true } });
       const pr = await tx.pullRequest.findUnique({ where: { id: state.pullRequestId }, select: { labels: true } });
       if (pr) {
-        const labels = [...pr.labels.filter((l) => l !== repo.humanReadyLabel && l !== repo.agentReadyLabel), repo.agentReadyLabel];
-        await tx.pullRequest.update({ where: { id: state.pullRequestId }, data: { labels, escalatedAt: null } });
+        const flip = { add: [repo.agentReadyLabel], remove: [repo.humanReadyLabel] };
+        await tx.pullRequest.update({ where: { id: state.pullRequestId }, data: { labels: flippedLabels(pr.labels, flip), escalatedAt: null } });
+        await enqueueLabelFlip(tx, { pullRequestId: state.pullRequestId, ...flip });
       }
     }
     await recordAudit(tx, {

@@ -1,7 +1,7 @@
-import type { Tx } from "@/server/db";
+import type { Db, Tx } from "@/server/db";
 import type { WriteBackKind } from "@/server/db/generated/enums";
 import type { CiEvent, PrReviewEvent } from "../ingest/ci-event";
-import { attributeRedCheck } from "./attribution-decisions";
+import { attributeRedCheck, prepareAttribution, storeAttribution, type PreparedAttribution } from "./attribution-decisions";
 import { onRejection, type RejectionOutcome } from "./spawn";
 
 // The two ways a rejection reaches the loop; each is one call at its hook point, inside the
@@ -46,6 +46,30 @@ export async function fixForwardOnReview(tx: Tx, opts: { repositoryId: string; p
   );
 }
 
+type FailedCheck = Extract<CiEvent, { type: "failed_check" }>;
+
+/** The branch and check name a red check is attributed under. */
+function redCheckOf(event: FailedCheck, prHeadRef: string | null | undefined): { branch: string; check: string } | null {
+  const branch = prHeadRef ?? event.headBranch;
+  // The same name the Pipeline record (and so every observation) carries.
+  const check = event.checkName ?? event.workflowName ?? event.jobName ?? "check";
+  return branch ? { branch, check } : null;
+}
+
+/**
+ * Before a delivery's evaluation transaction: the attribution of its red check, so the runs its
+ * trigger rules create carry it in their bundle and prompt. Evaluated, not stored: fixLoopOnEvent
+ * stores exactly this decision inside the transaction. Null for other events, or no agent activity.
+ */
+export async function attributionBeforeEvaluation(
+  db: Db,
+  opts: { event: Exclude<CiEvent, { type: "ignored" }>; repositoryId: string; prHeadRef: string | null | undefined; now: Date },
+): Promise<PreparedAttribution | null> {
+  if (opts.event.type !== "failed_check") return null;
+  const red = redCheckOf(opts.event, opts.prHeadRef);
+  return red ? prepareAttribution(db, { repositoryId: opts.repositoryId, ...red, headSha: opts.event.headSha, now: opts.now }) : null;
+}
+
 /**
  * The loop's part of a delivery's evaluation, in its transaction: a changes-requested review
  * may start a fix run; a red check on a branch with agent activity is attributed. Returns a
@@ -53,7 +77,15 @@ export async function fixForwardOnReview(tx: Tx, opts: { repositoryId: string; p
  */
 export async function fixLoopOnEvent(
   tx: Tx,
-  opts: { event: Exclude<CiEvent, { type: "ignored" }>; repositoryId: string; pullRequestId: string | null; createdRunIds: string[]; now: Date },
+  opts: {
+    event: Exclude<CiEvent, { type: "ignored" }>;
+    repositoryId: string;
+    pullRequestId: string | null;
+    createdRunIds: string[];
+    /** From attributionBeforeEvaluation: what the created runs' bundles carry (stored as is). */
+    attribution?: PreparedAttribution | null;
+    now: Date;
+  },
 ): Promise<string> {
   const { event } = opts;
   if (event.type === "pr_review") {
@@ -62,13 +94,15 @@ export async function fixLoopOnEvent(
     return `fix-forward: ${outcome.kind === "skipped" ? outcome.reason : outcome.kind.replace("_", " ")}`;
   }
   if (event.type === "failed_check") {
+    if (opts.attribution) {
+      const made = await storeAttribution(tx, opts.attribution, opts.createdRunIds);
+      return `attribution of ${opts.attribution.entry.check}: ${made.value.replace("_", "-")}`;
+    }
     const pr = opts.pullRequestId ? await tx.pullRequest.findUnique({ where: { id: opts.pullRequestId }, select: { headRef: true } }) : null;
-    const branch = pr?.headRef ?? event.headBranch;
-    // The same name the Pipeline record (and so every observation) carries.
-    const check = event.checkName ?? event.workflowName ?? event.jobName ?? "check";
-    if (!branch) return "";
-    const made = await attributeRedCheck(tx, { repositoryId: opts.repositoryId, branch, check, headSha: event.headSha, runIds: opts.createdRunIds, now: opts.now });
-    return made ? `attribution of ${check}: ${made.value.replace("_", "-")}` : "";
+    const red = redCheckOf(event, pr?.headRef);
+    if (!red) return "";
+    const made = await attributeRedCheck(tx, { repositoryId: opts.repositoryId, ...red, headSha: event.headSha, runIds: opts.createdRunIds, now: opts.now });
+    return made ? `attribution of ${red.check}: ${made.value.replace("_", "-")}` : "";
   }
   return "";
 }

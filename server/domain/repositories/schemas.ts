@@ -17,7 +17,15 @@ export const WRITE_BACK_LABELS: Record<(typeof WRITE_BACK_KINDS)[number], string
   privileged_capability: "Privileged capability (MCP, tool, secret, network)",
 };
 
-export const zRepositoryPolicyInput = z.object({
+/** One forge label name: GitHub allows 50 characters; a comma would split it in a label list. */
+const zLabelName = z
+  .string()
+  .trim()
+  .min(1, "Required")
+  .max(50, "At most 50 characters")
+  .regex(/^[^,\s][^,]*$/, "One label, without commas");
+
+const repositoryPolicyShape = {
   autoRunOnFailedCheck: z.boolean(),
   botCommentsAllowed: z.boolean(),
   twoPersonRule: z.boolean(),
@@ -27,21 +35,28 @@ export const zRepositoryPolicyInput = z.object({
     .string()
     .trim()
     .regex(/^@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/, "An @handle: letters, digits and dashes"),
-  dispatchLabel: z
-    .string()
-    .trim()
-    .min(1, "Required")
-    .max(50, "At most 50 characters")
-    .regex(/^[^,\s][^,]*$/, "One label, without commas"),
+  dispatchLabel: zLabelName,
   maxFixAttempts: z.int("A whole number").min(0, "At least 0").max(10, "At most 10"),
-});
+  /** The fix-forward loop's escalation flips a PR from this label... */
+  agentReadyLabel: zLabelName,
+  /** ...to this one, and "re-open for agents" flips it back. */
+  humanReadyLabel: zLabelName,
+};
+
+// The escalation swaps one label for the other: the same name for both would be no flip at all.
+const distinctReadyLabels = (v: { agentReadyLabel: string; humanReadyLabel: string }, ctx: z.RefinementCtx) => {
+  if (v.agentReadyLabel.toLowerCase() === v.humanReadyLabel.toLowerCase()) {
+    ctx.addIssue({ code: "custom", path: ["humanReadyLabel"], message: "Must differ from the ready-for-agent label" });
+  }
+};
+
+export const zRepositoryPolicyInput = z.object(repositoryPolicyShape).superRefine(distinctReadyLabels);
 export type RepositoryPolicyFormValues = z.input<typeof zRepositoryPolicyInput>;
 export type RepositoryPolicy = z.output<typeof zRepositoryPolicyInput>;
 
-export const zUpdateRepositoryPolicyInput = zRepositoryPolicyInput.extend({
-  repositoryId: z.string().min(1),
-  expectedVersion: z.int().positive(),
-});
+export const zUpdateRepositoryPolicyInput = z
+  .object({ ...repositoryPolicyShape, repositoryId: z.string().min(1), expectedVersion: z.int().positive() })
+  .superRefine(distinctReadyLabels);
 
 export const zAddMemberInput = z.object({
   repositoryId: z.string().min(1),

@@ -8,8 +8,8 @@ import { zUpdateRepositoryPolicyInput, type RepositoryPolicy } from "./schemas";
 import { changedFields, lockRows, staleVersionError } from "./versioned";
 
 // A repository's policy, changed by its admins (or an Airlock admin): auto-run on failed checks,
-// bot comments, the two-person rule, write-back exceptions, the bot handle, the dispatch label and
-// the fix-attempt bound. One audit entry records the changed fields; every write-back exception
+// bot comments, the two-person rule, write-back exceptions, the bot handle, the dispatch label,
+// the fix-attempt bound and the two labels the fix-forward loop's escalation flips. One audit entry records the changed fields; every write-back exception
 // granted or revoked gets its own entry as well, since each widens or narrows what runs unattended.
 
 export const POLICY_FIELDS = [
@@ -20,6 +20,8 @@ export const POLICY_FIELDS = [
   "botHandle",
   "dispatchLabel",
   "maxFixAttempts",
+  "agentReadyLabel",
+  "humanReadyLabel",
 ] as const satisfies readonly (keyof RepositoryPolicy & keyof Repository)[];
 
 export const policyOf = (repo: Repository): RepositoryPolicy =>

@@ -83,6 +83,40 @@ describe("repository policy", () => {
     expect(res.error?.data.fieldErrors?.maxFixAttempts?.[0]).toBe("At most 10");
   });
 
+  it("changes the fix-forward labels and bound: validated, audited, admins only", async () => {
+    const repo = await newRepo();
+    const settings = await callerFor(repoAdmin).repositorySettings.get({ repositoryId: repo.id });
+    expect(settings.policy).toMatchObject({ agentReadyLabel: "ready-for-agent", humanReadyLabel: "ready-for-human", maxFixAttempts: 3 });
+    const input = { ...settings.policy, agentReadyLabel: "  agent-ok ", humanReadyLabel: "needs human", maxFixAttempts: 2, repositoryId: repo.id, expectedVersion: 1 };
+
+    // A maintainer may not change them, and nothing is written or audited.
+    expect((await refusal(callerFor(maintainer).repositorySettings.updatePolicy(input))).code).toBe("FORBIDDEN");
+    expect(await db.auditEntry.count({ where: { objectId: repo.id, action: "repository.settings.update" } })).toBe(0);
+
+    // Bad names are field errors: a comma, an empty name, too long, the same label twice.
+    const bad = async (over: Record<string, unknown>) =>
+      (await callHttp(repoAdmin, "repositorySettings.updatePolicy", { ...input, ...over })).error?.data.fieldErrors as Record<string, string[]> | undefined;
+    expect((await bad({ agentReadyLabel: "a,b" }))?.agentReadyLabel?.[0]).toBe("One label, without commas");
+    expect((await bad({ humanReadyLabel: "   " }))?.humanReadyLabel?.[0]).toBe("Required");
+    expect((await bad({ humanReadyLabel: "x".repeat(51) }))?.humanReadyLabel?.[0]).toBe("At most 50 characters");
+    expect((await bad({ agentReadyLabel: "Same", humanReadyLabel: "same" }))?.humanReadyLabel?.[0]).toBe("Must differ from the ready-for-agent label");
+    expect((await db.repository.findUniqueOrThrow({ where: { id: repo.id } })).version).toBe(1);
+
+    const saved = await callerFor(repoAdmin).repositorySettings.updatePolicy(input);
+    expect(saved).toMatchObject({ version: 2, agentReadyLabel: "agent-ok", humanReadyLabel: "needs human", maxFixAttempts: 2 });
+    const [entry, ...more] = await db.auditEntry.findMany({ where: { objectId: repo.id, action: "repository.settings.update" } });
+    expect(more).toHaveLength(0);
+    expect(entry?.actorUserId).toBe(repoAdmin.id);
+    const changes = (entry?.detail as { changes: { path: string; before: string; after: string }[] }).changes;
+    expect(changes.map((c) => [c.path, c.before, c.after]).sort()).toEqual([
+      ["agentReadyLabel", "ready-for-agent", "agent-ok"],
+      ["humanReadyLabel", "ready-for-human", "needs human"],
+      ["maxFixAttempts", "3", "2"],
+    ]);
+    // The fix-loop view names the labels its escalation flips.
+    expect((await callerFor(repoAdmin).repositorySettings.get({ repositoryId: repo.id })).policy).toMatchObject({ agentReadyLabel: "agent-ok", humanReadyLabel: "needs human" });
+  });
+
   it("refuses a save over a newer one with what changed, and keeps it", async () => {
     const repo = await newRepo();
     await db.membership.create({ data: { userId: coAdmin.id, repositoryId: repo.id, role: "admin" } });

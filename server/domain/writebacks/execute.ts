@@ -5,6 +5,7 @@ import { type Forge, ForgeError, type ForgeWriteBackRequest, type ForgeWriteBack
 import { enqueue } from "@/server/queue/enqueue";
 import { type AuditActor, recordAudit } from "../audit";
 import { settleRun } from "../approvals/settle-run";
+import { askForReviewAgainAfterPush } from "../fixloop/review-again";
 import { appendRunEvents } from "../events/append";
 import { notifyWriteBackFailed } from "./notify-failure";
 
@@ -109,6 +110,8 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
     if (result && wb.run.repository.forge === "local" && wb.run.repository.checkCommand && (wb.kind === "push_commits" || wb.kind === "update_pr_branch") && req.target.branch) {
       await enqueue(tx, "ci.run", { repositoryId: wb.run.repositoryId, sha: result.externalRef, branch: req.target.branch, triggeredByRunId: wb.runId }, { jobKey: `rerun:${wb.id}` });
     }
+    // A fix run's pushed patch asks for review again: the fix-forward loop's next round.
+    if (result) await askForReviewAgainAfterPush(tx, { runId: wb.runId, writeBackId: wb.id, kind: wb.kind });
     await settleRun(tx, wb.runId, now());
     return true;
   });

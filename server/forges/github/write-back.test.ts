@@ -180,4 +180,42 @@ describe("GitHub forge against a fake GitHub", () => {
     await expect(forge.executeWriteBack(rerun)).rejects.toMatchObject({ message: expect.stringContaining("403 This workflow run is not completed") });
     await expect(forge.executeWriteBack(req({ kind: "rerun_workflow", target: { repository: fullName, check: "build" }, patch: undefined }))).rejects.toMatchObject({ message: "a rerun needs the workflow run id as its check" });
   });
+
+  it("flips labels on a pull request; a label already gone counts as removed", async () => {
+    gh.setIssueLabels(fullName, 7, ["bug", "ready-for-agent"]);
+    const flipped = await forge.setLabels(fullName, 7, { add: ["ready-for-human"], remove: ["ready-for-agent"] });
+    expect(flipped.labels).toEqual(["bug", "ready-for-human"]);
+    expect(gh.labelsOn(fullName, 7)).toEqual(["bug", "ready-for-human"]);
+    const calls = gh.requests.filter((r) => r.path.startsWith(`/repos/${fullName}/issues/7/labels`));
+    expect(calls.map((r) => `${r.method} ${r.path}`)).toEqual([`DELETE /repos/${fullName}/issues/7/labels/ready-for-agent`, `POST /repos/${fullName}/issues/7/labels`]);
+    expect(calls[1]?.body).toEqual({ labels: ["ready-for-human"] });
+
+    // A retried flip: removing the absent label is GitHub's 404 "Label does not exist", which is
+    // done; adding the present one changes nothing.
+    gh.requests.length = 0;
+    expect((await forge.setLabels(fullName, 7, { add: ["ready-for-human"], remove: ["ready-for-agent"] })).labels).toEqual(["bug", "ready-for-human"]);
+    expect(gh.labelsOn(fullName, 7)).toEqual(["bug", "ready-for-human"]);
+    // Only a removal, of an absent label: the labels are read back.
+    expect((await forge.setLabels(fullName, 7, { add: [], remove: ["ready-for-agent"] })).labels).toEqual(["bug", "ready-for-human"]);
+    // Back again (re-open for agents), with a name in other case matching as on GitHub.
+    expect((await forge.setLabels(fullName, 7, { add: ["ready-for-agent"], remove: ["Ready-For-Human"] })).labels).toEqual(["bug", "ready-for-agent"]);
+  });
+
+  it("reports other label failures as forge errors", async () => {
+    await expect(forge.setLabels(fullName, 99, { add: ["ready-for-human"], remove: [] })).rejects.toMatchObject({ name: "ForgeError", reason: "not_found" });
+    gh.intercept((r) => (r.method === "DELETE" ? { status: 403, body: { message: "Resource not accessible by integration" } } : undefined));
+    await expect(forge.setLabels(fullName, 7, { add: [], remove: ["ready-for-agent"] })).rejects.toMatchObject({
+      name: "ForgeError",
+      message: expect.stringContaining("403 Resource not accessible by integration"),
+    });
+  });
+
+  it("asks reviewers for review again; GitHub's refusal is a forge error", async () => {
+    expect((await forge.requestReview(fullName, 7, ["octo-reviewer"])).detail).toBe(`review requested from octo-reviewer on https://github.example.test/${fullName}/pull/7`);
+    await forge.requestReview(fullName, 7, ["octo-reviewer"]);
+    expect(gh.repo(fullName).requestedReviewers.get(7)).toEqual(["octo-reviewer"]);
+    await expect(forge.requestReview(fullName, 7, [])).rejects.toMatchObject({ name: "ForgeError" });
+    gh.intercept((r) => (r.path.endsWith("/requested_reviewers") ? { status: 422, body: { message: "Review cannot be requested from pull request author." } } : undefined));
+    await expect(forge.requestReview(fullName, 7, ["airlock-bot"])).rejects.toMatchObject({ message: expect.stringContaining("422 Review cannot be requested from pull request author.") });
+  });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { Octokit } from "@octokit/rest";
 import { git, GitError } from "../local/git";
-import { type Forge, ForgeError, type ForgeWriteBackRequest, type ForgeWriteBackResult, commitMessage, writeBackMarker, writeBackTrailer } from "../types";
+import { type Forge, ForgeError, type LabelChange, type ForgeWriteBackRequest, type ForgeWriteBackResult, commitMessage, writeBackMarker, writeBackTrailer } from "../types";
 
 // GitHub write-backs through Octokit. A patch becomes a commit through the git data API: the
 // touched files are read at the branch tip, the patch is applied to them with `git apply` in a
@@ -124,9 +124,49 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
     }
   }
 
+  async function setLabels(repository: string, prNumber: number, change: LabelChange): Promise<{ labels: string[] }> {
+    const { owner, repo } = split(repository);
+    const add = change.add.filter((l) => !change.remove.includes(l));
+    let labels: string[] | null = null;
+    for (const name of change.remove) {
+      try {
+        const { data } = await octokit.rest.issues.removeLabel({ owner, repo, issue_number: prNumber, name });
+        labels = data.map((l) => l.name);
+      } catch (err) {
+        // GitHub answers 404 "Label does not exist" when the PR lacks it: already removed.
+        if ((err as { status?: number }).status !== 404) throw forgeErrorOf(err, `remove the label ${name} from #${prNumber}`);
+        labels = null;
+      }
+    }
+    try {
+      if (add.length > 0) {
+        const { data } = await octokit.rest.issues.addLabels({ owner, repo, issue_number: prNumber, labels: [...add] });
+        return { labels: data.map((l) => l.name) };
+      }
+      if (labels) return { labels };
+      const { data } = await octokit.rest.issues.listLabelsOnIssue({ owner, repo, issue_number: prNumber, per_page: 100 });
+      return { labels: data.map((l) => l.name) };
+    } catch (err) {
+      throw forgeErrorOf(err, `label #${prNumber}`);
+    }
+  }
+
+  async function requestReview(repository: string, prNumber: number, reviewers: readonly string[]): Promise<{ detail: string }> {
+    if (reviewers.length === 0) throw new ForgeError("a review request on GitHub names at least one reviewer", "forge_error");
+    try {
+      // Requesting a reviewer already requested changes nothing: GitHub keeps one request each.
+      const { data } = await octokit.rest.pulls.requestReviewers({ ...split(repository), pull_number: prNumber, reviewers: [...reviewers] });
+      return { detail: `review requested from ${(data.requested_reviewers ?? []).map((u) => u.login).join(", ")} on ${data.html_url}` };
+    } catch (err) {
+      throw forgeErrorOf(err, `request a review of #${prNumber}`);
+    }
+  }
+
   return {
     kind: "github",
     branchHead,
+    setLabels,
+    requestReview,
     async findWriteBack(req) {
       const { owner, repo } = split(req.target.repository);
       try {

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Db } from "@/server/db";
-import { type Forge, ForgeError, type ForgeWriteBackRequest, type ForgeWriteBackResult, commitMessage, writeBackMarker, writeBackTrailer } from "../types";
+import { type Forge, ForgeError, type LabelChange, type ForgeWriteBackRequest, type ForgeWriteBackResult, commitMessage, writeBackMarker, writeBackTrailer } from "../types";
 import { assertRevision, git, GitError } from "./git";
 import { runLocalCheck } from "./local-ci";
 import { bareRepoPath, resolveRevision } from "./repositories";
@@ -144,8 +144,36 @@ export function createLocalForge(opts: LocalForgeOptions): Forge {
     return pipeline ? { externalRef: pipeline.externalId } : null;
   }
 
+  /** The local forge's pull requests are Airlock's records: one atomic update, order kept, no duplicates. */
+  async function setLabels(repository: string, prNumber: number, change: LabelChange): Promise<{ labels: string[] }> {
+    const add = change.add.filter((l) => !change.remove.includes(l));
+    const [row] = await opts.db.$queryRaw<{ labels: string[] }[]>`
+      UPDATE "PullRequest" p SET "labels" = (
+        SELECT coalesce(array_agg(x.l ORDER BY x.o), '{}') FROM (
+          SELECT u.l, min(u.o) AS o FROM unnest(p."labels" || ${add}::text[]) WITH ORDINALITY AS u(l, o)
+          WHERE u.l <> ALL(${[...change.remove]}::text[]) GROUP BY u.l
+        ) x)
+      FROM "Repository" r
+      WHERE r."id" = p."repositoryId" AND r."fullName" = ${repository} AND p."number" = ${prNumber}
+      RETURNING p."labels"`;
+    if (!row) throw new ForgeError(`no pull request #${prNumber} in ${repository}`, "not_found");
+    return { labels: row.labels };
+  }
+
+  /** The local forge has no reviewers to notify: the PR record shows a review is wanted again. */
+  async function requestReview(repository: string, prNumber: number, reviewers: readonly string[]): Promise<{ detail: string }> {
+    const updated = await opts.db.pullRequest.updateMany({
+      where: { number: prNumber, repository: { fullName: repository } },
+      data: { reviewState: "review_requested" },
+    });
+    if (updated.count === 0) throw new ForgeError(`no pull request #${prNumber} in ${repository}`, "not_found");
+    return { detail: `review requested on #${prNumber}${reviewers.length > 0 ? ` from ${reviewers.join(", ")}` : ""}` };
+  }
+
   return {
     kind: "local",
+    setLabels,
+    requestReview,
     branchHead: (repository, branch) => resolveRevision(bareRepoPath(opts.dataDir, repository), branch),
     async findWriteBack(req) {
       switch (req.kind) {

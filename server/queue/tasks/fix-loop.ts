@@ -1,5 +1,9 @@
 import { escalateFixLoop } from "@/server/domain/fixloop/escalate";
+import { flipLabelsOnForge } from "@/server/domain/fixloop/labels";
 import { launchFixRun } from "@/server/domain/fixloop/launch";
+import { requestReviewAgain } from "@/server/domain/fixloop/review-again";
+import { forgeResolver } from "@/server/domain/writebacks/forges";
+import { env } from "@/server/env";
 import { notify } from "@/server/domain/notifications/notify";
 import { parseJobPayload } from "../jobs";
 import type { WorkerContext } from "../worker-context";
@@ -16,4 +20,27 @@ export async function escalateFixLoopTask(payload: unknown, ctx: WorkerContext):
   const job = parseJobPayload("fixloop.escalate", payload);
   const result = await escalateFixLoop({ db: ctx.db, intentId: job.intentId, notify: (tx, input) => notify(tx, input), log: ctx.log });
   ctx.log(`fix-forward escalation ${job.intentId}: ${result.kind}${result.kind === "failed" ? ` (${result.error}; retried: ${result.retried})` : ""}`);
+}
+
+const forgesOf = (ctx: WorkerContext) =>
+  forgeResolver(ctx.db, {
+    dataDir: ctx.settings.dataDir,
+    ciTimeoutMs: ctx.settings.ciTimeoutMs,
+    toolchainNodeModules: ctx.settings.toolchainNodeModules,
+    githubToken: env.GITHUB_TOKEN ?? null,
+    githubApiUrl: env.GITHUB_API_URL ?? null,
+  });
+
+/** "fixloop.labels": the escalation's (or re-open's) label flip on the forge; a failure is retried by the queue. */
+export async function flipLabelsTask(payload: unknown, ctx: WorkerContext): Promise<void> {
+  const job = parseJobPayload("fixloop.labels", payload);
+  const result = await flipLabelsOnForge({ db: ctx.db, forgeFor: forgesOf(ctx), flip: job });
+  ctx.log(`fix-forward labels on PR ${job.pullRequestId}: ${result ? result.labels.join(", ") || "(none)" : "no such pull request"}`);
+}
+
+/** "fixloop.review": a fix run's patch was pushed; ask for review again (the next validation round). */
+export async function reviewAgainTask(payload: unknown, ctx: WorkerContext): Promise<void> {
+  const job = parseJobPayload("fixloop.review", payload);
+  const result = await requestReviewAgain({ db: ctx.db, forgeFor: forgesOf(ctx), intentId: job.intentId });
+  ctx.log(`fix-forward review request for intent ${job.intentId}: ${result.kind === "requested" ? result.detail : result.reason}`);
 }

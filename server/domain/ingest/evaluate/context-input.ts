@@ -4,7 +4,7 @@
 // stays empty until admission picks the pool and service accounts.
 import type { Repository } from "@/server/db";
 import type { ContextBundleInput } from "@/server/domain/context/build-context-bundle";
-import type { BundleActor, BundleSource, ContextLabel } from "@/server/domain/context/context-bundle";
+import type { BundleActor, BundleAttribution, BundleSource, ContextLabel } from "@/server/domain/context/context-bundle";
 import { UNTRUSTED_INPUT_LABEL, bundlePolicy, bundleStack, type SnapshotStack } from "@/server/domain/context/from-records";
 import type { Candidate } from "@/server/domain/triggers/matcher";
 import type { CiEvent } from "../ci-event";
@@ -22,6 +22,8 @@ export type ContextInputArgs = {
   stack: SnapshotStack;
   deliveryId: string;
   eventName: string;
+  /** The red checks on this branch attributed before assembly (fix-forward loop); none when absent. */
+  attribution?: BundleAttribution[];
 };
 
 export function contextInputFor(args: ContextInputArgs): ContextBundleInput {
@@ -149,6 +151,7 @@ export function contextInputFor(args: ContextInputArgs): ContextBundleInput {
     stack: bundleStack(stack),
     policy: bundlePolicy({ repository, spec: stack.spec, untrusted }),
     contextLabels: labels,
+    attribution: args.attribution,
   };
 }
 

@@ -3,6 +3,7 @@
 // its "run.dispatch" job when it is queued), or a TriggerDrop that names the run it duplicates.
 import type { Db, Prisma, Repository, Tx } from "@/server/db";
 import { assembleCandidate } from "@/server/domain/context/assemble-candidate";
+import type { BundleAttribution } from "@/server/domain/context/context-bundle";
 import type { KnownSecret } from "@/server/domain/context/redaction/redact";
 import { appendRunEvents } from "@/server/domain/events/append";
 import { zStackSpec } from "@/server/domain/stacks/spec";
@@ -33,6 +34,8 @@ export type PrepareArgs = {
   deliveryId: string;
   eventName: string;
   secrets: readonly KnownSecret[];
+  /** Computed before the transaction from stored observations (fixloop prepareAttribution). */
+  attribution?: BundleAttribution[];
 };
 
 export async function prepareRun(args: PrepareArgs): Promise<PreparedRun> {

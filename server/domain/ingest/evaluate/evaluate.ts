@@ -6,7 +6,7 @@
 import type { Db, Repository } from "@/server/db";
 import { transaction } from "@/server/db";
 import type { DeliveryOutcome } from "@/server/db/generated/enums";
-import { fixLoopOnEvent } from "@/server/domain/fixloop/triggers";
+import { attributionBeforeEvaluation, fixLoopOnEvent } from "@/server/domain/fixloop/triggers";
 import { matchTriggers } from "@/server/domain/triggers/matcher";
 import { describeTriage, holdCandidates, linkTriageToRun, triageFailedCheck } from "@/server/domain/triage/triage";
 import { isAppError } from "@/server/errors";
@@ -129,7 +129,18 @@ async function evaluateStored(opts: { db: Db; deliveryId: string; delivery: Stor
           (r) => r.dedupeKey,
         ),
   );
-  const base = { event: dispatchable, repository, facts, actorUserId: airlockActor?.userId ?? null, deliveryId, eventName: delivery.event, secrets };
+  // A red check on a branch our agents touched: its runs carry whose failure it is (stored in the transaction).
+  const attribution = await attributionBeforeEvaluation(db, { event: dispatchable, repositoryId: repository.id, prHeadRef: facts.pullRequest?.headRef, now });
+  const base = {
+    event: dispatchable,
+    repository,
+    facts,
+    actorUserId: airlockActor?.userId ?? null,
+    deliveryId,
+    eventName: delivery.event,
+    secrets,
+    attribution: attribution ? [attribution.entry] : undefined,
+  };
   const prepared = new Map<string, PreparedRun>();
   for (const candidate of candidates) {
     if (!taken.has(candidate.dedupeKey)) prepared.set(candidate.dedupeKey, await prepareRun({ ...base, db, candidate }));
@@ -177,7 +188,7 @@ async function evaluateStored(opts: { db: Db; deliveryId: string; delivery: Stor
     await linkTriageToRun(tx, triage, out.created.map((r) => r.runId));
     const allDuplicates = outcomes.length > 0 && outcomes.every((o) => o.outcome.kind === "duplicate");
     out.outcome = allDuplicates ? "duplicate" : "processed";
-    const loopNote = await fixLoopOnEvent(tx, { event: dispatchable, repositoryId: repository.id, pullRequestId: records.pullRequestId, createdRunIds: out.created.map((c) => c.runId), now });
+    const loopNote = await fixLoopOnEvent(tx, { event: dispatchable, repositoryId: repository.id, pullRequestId: records.pullRequestId, createdRunIds: out.created.map((c) => c.runId), attribution, now });
     const triaged = describeTriage(triage);
     const described = describe(dispatchable, outcomes, out, triage?.holdsAgents ? [] : match.skipped, triage?.holdsAgents === true);
     out.detail = boundedDetail(sanitizePayload([triaged, described, filesNote, loopNote].filter(Boolean).join("; "), secrets));

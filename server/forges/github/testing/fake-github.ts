@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 
 // A small GitHub REST API for tests of the GitHub forge: exactly the endpoints
-// server/forges/github/write-back.ts calls, with GitHub's request and response shapes (JSON
-// bodies, status codes, `{ message, documentation_url, status }` errors, Link pagination).
+// server/forges/github/write-back.ts calls (labels and review requests included), with GitHub's
+// request and response shapes (JSON bodies, status codes, `{ message, documentation_url, status }` errors, Link pagination).
 // Repositories hold real content: blobs are hashed like git, trees map paths to blobs, commits
 // point at trees and parents, and a non-forced ref update must be a fast-forward (else GitHub's
 // 422 "Update is not a fast forward"). Tests read the state back to assert what really changed.
@@ -25,7 +25,15 @@ export type FakeRepo = {
   reviews: Map<number, Review[]>;
   pulls: Set<number>;
   workflowRuns: Map<number, WorkflowRun>;
+  /** The repository's labels by name (GitHub creates one when an issue is first given it). */
+  labels: Map<string, Label>;
+  /** Label names on each issue or pull request, in the order they were added. */
+  issueLabels: Map<number, string[]>;
+  /** Logins asked to review each pull request (pulls.requestReviewers). */
+  requestedReviewers: Map<number, string[]>;
 };
+
+type Label = { id: number; name: string; color: string; description: string | null };
 
 export type RecordedRequest = { method: string; path: string; query: URLSearchParams; body: unknown; authorization: string | undefined };
 
@@ -44,6 +52,10 @@ export type FakeGithub = {
   /** Someone else pushes to the branch (a new commit on the tip). */
   pushCommit(fullName: string, branch: string, files: Record<string, string>, message: string): string;
   addWorkflowRun(fullName: string, run: Omit<WorkflowRun, "runAttempt"> & { runAttempt?: number }): void;
+  /** The label names on an issue or pull request. */
+  labelsOn(fullName: string, issue: number): string[];
+  /** A person labels an issue or pull request on GitHub. */
+  setIssueLabels(fullName: string, issue: number, labels: string[]): void;
   repo(fullName: string): FakeRepo;
   /** The file contents of the commit a branch points at. */
   filesAt(fullName: string, branch: string): Record<string, string>;
@@ -164,6 +176,24 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
     updated_at: c.createdAt,
     author_association: "NONE",
   });
+  const labelJson = (fullName: string, l: Label) => ({
+    id: l.id,
+    node_id: `LA_${l.id}`,
+    url: `${api(fullName)}/labels/${encodeURIComponent(l.name)}`,
+    name: l.name,
+    color: l.color,
+    default: false,
+    description: l.description,
+  });
+  /** An existing label matches case-insensitively, as on GitHub; a new name creates one. */
+  const labelNamed = (r: FakeRepo, name: string): Label => {
+    const found = [...r.labels.values()].find((l) => l.name.toLowerCase() === name.toLowerCase());
+    if (found) return found;
+    const made = { id: nextId++, name, color: "ededed", description: null };
+    r.labels.set(name, made);
+    return made;
+  };
+  const issueLabelsJson = (fullName: string, r: FakeRepo, issue: number) => (r.issueLabels.get(issue) ?? []).map((n) => labelJson(fullName, labelNamed(r, n)));
   const reviewJson = (fullName: string, pull: number, r: Review) => ({
     id: r.id,
     node_id: `PRR_${r.id}`,
@@ -356,6 +386,59 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
       }
       if (req.method === "GET") return { status: 200, ...paged(req, list.map((rv) => reviewJson(fullName, pull, rv))) };
     }
+    if ((g = rest.match(/^\/issues\/(\d+)\/labels(?:\/([^/]+))?$/))) {
+      const issue = Number(g[1]);
+      if (!r.pulls.has(issue)) throw new HttpError(404, "Not Found", `${docs}/issues/labels`);
+      const current = r.issueLabels.get(issue) ?? [];
+      if (req.method === "POST" && !g[2]) {
+        const doc = `${docs}/issues/labels#add-labels-to-an-issue`;
+        // Octokit sends { labels: [...] }; GitHub also takes a bare array.
+        const names = Array.isArray(req.body) ? req.body : body.labels;
+        if (!Array.isArray(names) || names.some((n) => typeof n !== "string" || n.trim() === "")) {
+          throw new HttpError(422, "Invalid request.", doc, [{ resource: "Label", field: "labels", code: "invalid" }]);
+        }
+        const next = [...current];
+        for (const n of names as string[]) {
+          const label = labelNamed(r, n);
+          if (!next.some((x) => x.toLowerCase() === label.name.toLowerCase())) next.push(label.name);
+        }
+        r.issueLabels.set(issue, next);
+        return { status: 200, body: issueLabelsJson(fullName, r, issue) };
+      }
+      if (req.method === "DELETE" && g[2]) {
+        const name = decodeURIComponent(g[2]);
+        const at = current.findIndex((x) => x.toLowerCase() === name.toLowerCase());
+        if (at === -1) throw new HttpError(404, "Label does not exist", `${docs}/issues/labels#remove-a-label-from-an-issue`);
+        r.issueLabels.set(issue, current.filter((_, i) => i !== at));
+        return { status: 200, body: issueLabelsJson(fullName, r, issue) };
+      }
+      if (req.method === "GET" && !g[2]) return { status: 200, ...paged(req, issueLabelsJson(fullName, r, issue)) };
+    }
+    if ((g = rest.match(/^\/pulls\/(\d+)\/requested_reviewers$/)) && req.method === "POST") {
+      const pull = Number(g[1]);
+      const doc = `${docs}/pulls/review-requests#request-reviewers-for-a-pull-request`;
+      if (!r.pulls.has(pull)) throw new HttpError(404, "Not Found", doc);
+      const reviewers = body.reviewers;
+      if (!Array.isArray(reviewers) || reviewers.some((x) => typeof x !== "string")) {
+        throw new HttpError(422, "Invalid request.", doc, [{ resource: "Request", field: "reviewers", code: "invalid" }]);
+      }
+      const next = [...(r.requestedReviewers.get(pull) ?? [])];
+      for (const login of reviewers as string[]) if (!next.includes(login)) next.push(login);
+      r.requestedReviewers.set(pull, next);
+      return {
+        status: 201,
+        body: {
+          id: pull,
+          number: pull,
+          url: `${api(fullName)}/pulls/${pull}`,
+          html_url: `${web}/${fullName}/pull/${pull}`,
+          state: "open",
+          requested_reviewers: next.map((login, i) => ({ login, id: 5000 + i, node_id: `U_${login}`, type: "User", site_admin: false })),
+          requested_teams: [],
+          labels: issueLabelsJson(fullName, r, pull),
+        },
+      };
+    }
     if ((g = rest.match(/^\/actions\/runs\/(\d+)(\/rerun)?$/))) {
       const w = r.workflowRuns.get(Number(g[1]));
       if (!w) throw new HttpError(404, "Not Found", `${docs}/actions/workflow-runs`);
@@ -427,7 +510,19 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
     token,
     requests,
     createRepository(fullName, o) {
-      const r: FakeRepo = { refs: new Map(), blobs: new Map(), trees: new Map(), commits: new Map(), comments: new Map(), reviews: new Map(), pulls: new Set(o.pulls ?? []), workflowRuns: new Map() };
+      const r: FakeRepo = {
+        refs: new Map(),
+        blobs: new Map(),
+        trees: new Map(),
+        commits: new Map(),
+        comments: new Map(),
+        reviews: new Map(),
+        pulls: new Set(o.pulls ?? []),
+        workflowRuns: new Map(),
+        labels: new Map(),
+        issueLabels: new Map(),
+        requestedReviewers: new Map(),
+      };
       repos.set(fullName, r);
       const c = putCommit(r, "Initial commit\n", treeOf(r, o.files, undefined, o.executable), []);
       r.refs.set(o.branch, c.sha);
@@ -442,6 +537,11 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
     },
     addWorkflowRun(fullName, run) {
       getRepo(fullName).workflowRuns.set(run.id, { runAttempt: 1, ...run });
+    },
+    labelsOn: (fullName, issue) => [...(getRepo(fullName).issueLabels.get(issue) ?? [])],
+    setIssueLabels(fullName, issue, labels) {
+      const r = getRepo(fullName);
+      r.issueLabels.set(issue, labels.map((n) => labelNamed(r, n).name));
     },
     repo: getRepo,
     filesAt(fullName, branch) {
