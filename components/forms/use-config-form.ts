@@ -3,18 +3,23 @@
 import { useState } from "react";
 import type { FieldValues, UseFormReturn } from "react-hook-form";
 import { toast } from "sonner";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { applyServerErrors, conflictOf, type Conflict, type ServerError } from "./server-errors";
 import { useUnsavedChangesGuard } from "./use-unsaved-changes-guard";
 
 // What every configuration form does around its save: guard unsaved edits, put a refusal's
 // messages on their fields, keep a conflicting save's details for the ConflictPanel, toast.
+// `hydrated` is false until React owns the page: forms keep their fields disabled until then,
+// since typing into the server HTML would be reset by hydration and a click would do nothing.
 
 export function useConfigForm<T extends FieldValues>(form: Pick<UseFormReturn<T>, "setError" | "getValues" | "formState">, opts: { canEdit: boolean }) {
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [refusal, setRefusal] = useState<string[]>([]);
   useUnsavedChangesGuard(opts.canEdit && form.formState.isDirty);
+  const hydrated = useHydrated();
 
   return {
+    hydrated,
     conflict,
     refusal,
     clear() {

@@ -81,7 +81,7 @@ function DialogBody<In extends FieldValues, Out>({ onClose, schema, defaults, ve
           />
         )}
         <RefusalBanner messages={status.refusal} />
-        <fieldset disabled={!canEdit.allowed || saving} aria-describedby={!canEdit.allowed ? noteId : undefined} className="min-w-0 space-y-3">
+        <fieldset disabled={!canEdit.allowed || saving || !status.hydrated} aria-describedby={!canEdit.allowed ? noteId : undefined} className="min-w-0 space-y-3">
           {children}
         </fieldset>
         <div className="flex justify-end gap-2 border-t border-zinc-200 pt-3 dark:border-zinc-800">

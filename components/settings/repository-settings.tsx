@@ -93,7 +93,7 @@ function PolicyForm({ repositoryId, version, policy, canEdit }: { repositoryId: 
       <RefusalBanner messages={status.refusal} />
       <FormProvider {...form}>
         <form onSubmit={onSubmit} noValidate aria-label="Repository policy" className="space-y-3">
-          <fieldset disabled={!canEdit.allowed || save.isPending} aria-describedby={!canEdit.allowed ? noteId : undefined} className="min-w-0 space-y-4 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+          <fieldset disabled={!canEdit.allowed || save.isPending || !status.hydrated} aria-describedby={!canEdit.allowed ? noteId : undefined} className="min-w-0 space-y-4 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
             <div className="grid gap-3 sm:grid-cols-3">
               <CheckboxField name="autoRunOnFailedCheck" label="Auto-run on failed check" hint="A failed-check rule set to auto-run starts its run without a person." />
               <CheckboxField name="botCommentsAllowed" label="Bot comments allowed" hint="Diagnosis summaries may be posted without an approval." />

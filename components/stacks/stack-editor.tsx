@@ -141,7 +141,7 @@ function StackForm(props: FormProps) {
       <FormProvider {...form}>
         <div className="grid grid-cols-1 gap-6 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
           <form onSubmit={onSubmit} aria-label="Stack" noValidate className="space-y-4">
-            <fieldset disabled={!canEdit.allowed || saving} aria-describedby={!canEdit.allowed ? noteId : undefined} className="min-w-0 space-y-4">
+            <fieldset disabled={!canEdit.allowed || saving || !status.hydrated} aria-describedby={!canEdit.allowed ? noteId : undefined} className="min-w-0 space-y-4">
               <IdentitySection />
               <AdapterSection />
               <CapabilitiesSection />

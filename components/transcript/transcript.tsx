@@ -2,9 +2,10 @@
 
 import { useQueryClient } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
 import { Button } from "@/components/ui/button";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { EventRowView } from "./event-row";
 import { KeyboardHelp } from "./keyboard-help";
 import { buildRows, type Row } from "./model";
@@ -31,10 +32,6 @@ const estimate = (row: Row | undefined) => {
       return 36;
   }
 };
-
-const noSubscription = () => () => {};
-/** False while rendering on the server and hydrating, true after. */
-const useHydrated = () => useSyncExternalStore(noSubscription, () => true, () => false);
 
 /** Rows the server renders (the newest), so the transcript shows before any script runs. */
 const serverRows = 20;

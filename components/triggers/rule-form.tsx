@@ -180,7 +180,7 @@ function RuleForm({ rule, canEdit, options, stackLabel }: { rule: Rule | null; c
       <RefusalBanner messages={status.refusal} />
       <FormProvider {...form}>
         <form onSubmit={onSubmit} aria-label="Trigger rule" noValidate className="space-y-4">
-          <fieldset disabled={!canEdit.allowed || saving} aria-describedby={!canEdit.allowed ? noteId : undefined} className="min-w-0 space-y-4 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+          <fieldset disabled={!canEdit.allowed || saving || !status.hydrated} aria-describedby={!canEdit.allowed ? noteId : undefined} className="min-w-0 space-y-4 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
             <div className="grid gap-3 sm:grid-cols-2">
               <TextField name="name" label="Name" />
               <SelectField name="kind" label="Kind" onValueChange={onKind} options={TRIGGER_KINDS.map((k) => ({ value: k, label: KIND_LABELS[k] }))} />
