@@ -4,8 +4,9 @@ import { isTerminalRun } from "@/server/domain/runs/lifecycle";
 import { chunkOf, readEventsAfter, readRunProgress, type EventChunk, type PreparedEvent } from "./event-rows";
 import { ListenConnection } from "./listen-connection";
 import { Mailbox, type MailboxLimits } from "./mailbox";
-import { RunStatusFeed, type StatusSubscription } from "./run-status-feed";
-import { ApprovalFeed, type ApprovalSubscription } from "./approval-feed";
+import { approvalFeed, type ApprovalSubscription } from "./approval-feed";
+import type { ChangeFeed } from "./change-feed";
+import { runStatusFeed, type StatusSubscription } from "./run-status-feed";
 
 // The per-process fan-out: ONE LISTEN connection, any number of SSE
 // subscribers. A notification carries {runId, seq}; for each burst the hub
@@ -106,15 +107,15 @@ export class RunEventHub {
   private readonly runs = new Map<string, RunState>();
   private readonly listen: ListenConnection;
   private readonly limits: MailboxLimits;
-  private readonly statusFeed: RunStatusFeed;
-  private readonly approvalFeed: ApprovalFeed;
+  private readonly statusFeed: ChangeFeed;
+  private readonly approvalFeed: ChangeFeed;
   private reads = 0;
   private dropped = 0;
 
   constructor(private readonly opts: RunEventHubOptions) {
     this.limits = { maxItems: opts.limits?.maxItems ?? 5_000, maxBytes: opts.limits?.maxBytes ?? 4 * 1024 * 1024 };
-    this.statusFeed = new RunStatusFeed({ db: opts.db, windowMs: opts.statusWindowMs ?? 250, log: opts.log });
-    this.approvalFeed = new ApprovalFeed({ db: opts.db, windowMs: opts.statusWindowMs ?? 250, log: opts.log });
+    this.statusFeed = runStatusFeed({ db: opts.db, windowMs: opts.statusWindowMs ?? 250, log: opts.log });
+    this.approvalFeed = approvalFeed({ db: opts.db, windowMs: opts.statusWindowMs ?? 250, log: opts.log });
     this.listen = new ListenConnection({
       connectionString: opts.connectionString,
       channel: RUN_EVENTS_CHANNEL,
