@@ -1,5 +1,6 @@
 import type { Db, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
+import type { NotifyInput, NotifyResult } from "@/server/domain/notifications/notify";
 import { requestWriteBack } from "../approvals/request-write-back";
 import { appendRunEvents } from "../events/append";
 import { enqueueLabelFlip, flippedLabels } from "./labels";
@@ -15,19 +16,7 @@ import { advisoryLock } from "../ingest/evaluate/locks";
 // intended, up to `maxEscalationTries`; then the loop stops and logs an error.
 
 /** The notifications contract (server/domain/notifications/notify.ts), injected by the task. */
-export type Notify = (
-  db: Tx,
-  input: {
-    kind: "fix_loop_escalated";
-    repositoryId: string;
-    title: string;
-    body: string;
-    href: string;
-    runId?: string | null;
-    pullRequestId?: string | null;
-    dedupeKey: string;
-  },
-) => Promise<{ id: string; created: boolean }>;
+export type Notify = (db: Tx, input: NotifyInput & { kind: "fix_loop_escalated" }) => Promise<NotifyResult>;
 
 export type EscalateResult =
   | { kind: "escalated"; digest: string; approvalId: string | null; writeBackId: string | null }

@@ -5,6 +5,16 @@ import { DELIVERY_MAX_ATTEMPTS, deliveryJobKey, webhookFromEnv, type Notificatio
 import { zNotifyInput } from "./schemas";
 
 export type NotifyResult = { id: string; created: boolean };
+export type NotifyInput = {
+  kind: NotificationKind;
+  repositoryId: string;
+  title: string;
+  body: string;
+  href: string;
+  runId?: string | null;
+  pullRequestId?: string | null;
+  dedupeKey: string;
+};
 
 /**
  * Records one in-app notification per `dedupeKey` and, when a webhook is configured, queues its
@@ -17,16 +27,7 @@ export type NotifyResult = { id: string; created: boolean };
  */
 export async function notify(
   db: Db | Tx,
-  input: {
-    kind: NotificationKind;
-    repositoryId: string;
-    title: string;
-    body: string;
-    href: string;
-    runId?: string | null;
-    pullRequestId?: string | null;
-    dedupeKey: string;
-  },
+  input: NotifyInput,
   opts: { webhook?: NotificationWebhook | null } = {},
 ): Promise<NotifyResult> {
   const data = zNotifyInput.parse(input);
