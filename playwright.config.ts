@@ -1,5 +1,6 @@
 import { readdirSync } from "node:fs";
 import { defineConfig } from "@playwright/test";
+import { webServerCommand } from "./scripts/lib/web-server.mjs";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 // Each spec under e2e/loop/ drives the whole loop on the demo repository (its check, its runs,
@@ -60,7 +61,7 @@ export default defineConfig({
     {
       // The database URL goes to a file the specs read to append run events as a
       // worker would (e2e/db.ts); nothing over HTTP can write events.
-      command: `node scripts/with-db.mjs --seed -- sh -c 'mkdir -p test-results && printf %s "$DATABASE_URL" > test-results/e2e-database-url && exec node_modules/.bin/next start -H 127.0.0.1 -p ${PORT}'`,
+      command: `node scripts/with-db.mjs --seed -- sh -c 'mkdir -p test-results && printf %s "$DATABASE_URL" > test-results/e2e-database-url && exec ${webServerCommand({ port: PORT })}'`,
       url: `http://127.0.0.1:${PORT}/api/health`,
       timeout: 120_000,
       reuseExistingServer: false,

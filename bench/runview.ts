@@ -76,7 +76,7 @@ async function main() {
         rss: rssOf,
         append: (onCommit) => appendAtRate(server.db, liveRun, RATE, SECONDS, onCommit),
       });
-      console.log("(b) Next.js streams done");
+      console.log("(b) Airlock streams done");
       const refRun = await createRun(server.db, repositoryId, "Bench: reference fan-out");
       ref = await referenceLoad(server.databaseUrl, refRun, server.db);
       console.log("(b) reference streams done\n");
@@ -100,14 +100,14 @@ async function main() {
     }
     if (next && ref) {
       rows.push(
-        ["(b) Next.js: streams connected", `${next.connected} / ${next.streams} in ${next.connectSeconds.toFixed(1)} s`, `${next.streams}`, ok(next.connected === next.streams)],
-        ["(b) Next.js: events received", `${next.received.toLocaleString("en")} / ${(next.appended * next.connected).toLocaleString("en")}`, "all", ok(next.received === next.appended * next.connected)],
-        ["(b) Next.js: append-to-receive p50 / p99", `${ms(next.p50)} / ${ms(next.p99)}`, `p99 < ${targets.sseP99} ms`, ok(next.p99 < targets.sseP99)],
-        ["(b) Next.js: server RSS (max)", `${next.maxRssMb.toFixed(0)} MB`, `< ${targets.rssMb} MB`, ok(next.maxRssMb < targets.rssMb)],
+        ["(b) Airlock: streams connected", `${next.connected} / ${next.streams} in ${next.connectSeconds.toFixed(1)} s`, `${next.streams}`, ok(next.connected === next.streams)],
+        ["(b) Airlock: events received", `${next.received.toLocaleString("en")} / ${(next.appended * next.connected).toLocaleString("en")}`, "all", ok(next.received === next.appended * next.connected)],
+        ["(b) Airlock: append-to-receive p50 / p99", `${ms(next.p50)} / ${ms(next.p99)}`, `p99 < ${targets.sseP99} ms`, ok(next.p99 < targets.sseP99)],
+        ["(b) Airlock: server RSS (max)", `${next.maxRssMb.toFixed(0)} MB`, `< ${targets.rssMb} MB`, ok(next.maxRssMb < targets.rssMb)],
         ["(b) node:http reference: connected / received", `${ref.connected} / ${ref.streams}, ${ref.received.toLocaleString("en")}`, "", ""],
         ["(b) node:http reference: p50 / p99", `${ms(ref.p50)} / ${ms(ref.p99)}`, "", ""],
         ["(b) node:http reference: RSS (max)", `${ref.maxRssMb.toFixed(0)} MB`, "", ""],
-        ["(b) ratio Next.js / reference: p99, RSS", `${(next.p99 / ref.p99).toFixed(1)}x, ${(next.maxRssMb / ref.maxRssMb).toFixed(1)}x`, "", ""],
+        ["(b) ratio Airlock / reference: p99, RSS", `${(next.p99 / ref.p99).toFixed(1)}x, ${(next.maxRssMb / ref.maxRssMb).toFixed(1)}x`, "", ""],
       );
     }
     console.log("| measure | result | target | |");

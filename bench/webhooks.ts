@@ -25,6 +25,7 @@ import { fromGithub } from "@/server/domain/ingest/from-github";
 import { signBody } from "@/server/domain/ingest/signature";
 import { matchTriggers } from "@/server/domain/triggers/matcher";
 import { freePort, repoRoot } from "../scripts/lib/postgres.mjs";
+import { webServerArgs } from "../scripts/lib/web-server.mjs";
 
 const TARGET_RATIO = 0.6;
 const TARGET_P99_MS = 150;
@@ -293,8 +294,8 @@ async function main() {
 
   const port = await freePort();
   const env = { ...process.env, DATABASE_URL: databaseUrl, GITHUB_WEBHOOK_SECRET: secret, AIRLOCK_BENCH: "1", NODE_ENV: "production" as const, PORT: String(port) };
-  log(`starting next start on :${port} and the worker...`);
-  procs.web = start(join(repoRoot, "node_modules/.bin/next"), ["start", "-p", String(port), "-H", "127.0.0.1"], env, "next").pid;
+  log(`starting the web server on :${port} and the worker...`);
+  procs.web = start(process.execPath, webServerArgs({ port }), env, "web").pid;
   let worker = startWorker(env);
   await waitFor(`http://127.0.0.1:${port}/api/health`);
 

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkNode, ensureBuild, ensureDependencies, ensurePrismaClient, say } from "./lib/bootstrap.mjs";
 import { repoRootPath as root } from "./lib/paths.mjs";
+import { webServerArgs } from "./lib/web-server.mjs";
 
 const t0 = Date.now();
 const port = Number(process.env.PORT ?? 3000);
@@ -118,7 +119,7 @@ try {
   startChild(
     "web server",
     process.execPath,
-    ["scripts/lib/supervised.mjs", join(root, "node_modules", ".bin", "next"), "start", "-H", host, "-p", String(port)],
+    ["scripts/lib/supervised.mjs", process.execPath, ...webServerArgs({ host, port })],
     env,
   );
   const url = env.AIRLOCK_URL;

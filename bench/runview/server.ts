@@ -4,8 +4,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { webServerCommand } from "../../scripts/lib/web-server.mjs";
 
-// The production server under test: `node scripts/with-db.mjs -- next start`
+// The production server under test: `node scripts/with-db.mjs -- node --import tsx server/web/serve.ts`
 // on a free port with its own throwaway PostgreSQL, plus a signed-in admin.
 
 export async function freePort(): Promise<number> {
@@ -24,7 +25,7 @@ export type BenchServer = {
   databaseUrl: string;
   db: pg.Client;
   cookie: string;
-  /** PIDs of the Next.js server process(es), for RSS. */
+  /** PIDs of the web server process(es), for RSS. */
   serverPids: () => number[];
   stop: () => Promise<void>;
 };
@@ -79,7 +80,7 @@ export async function startServer(root: string): Promise<BenchServer> {
   const child: ChildProcess = spawn(
     process.execPath,
     // BENCH_SERVER_NODE_ARGS passes flags to the server's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
-    ["scripts/with-db.mjs", "--", "sh", "-c", `printf %s "$DATABASE_URL" > '${urlFile}' && exec node ${process.env.BENCH_SERVER_NODE_ARGS ?? ""} node_modules/next/dist/bin/next start -H 127.0.0.1 -p ${port}`],
+    ["scripts/with-db.mjs", "--", "sh", "-c", `printf %s "$DATABASE_URL" > '${urlFile}' && exec ${webServerCommand({ port }).replace(/^node /, `node ${process.env.BENCH_SERVER_NODE_ARGS ?? ""} `)}`],
     {
       cwd: root,
       stdio: ["pipe", "ignore", "pipe"],
@@ -119,7 +120,7 @@ export async function startServer(root: string): Promise<BenchServer> {
     cookie,
     serverPids: () => children(child.pid!).filter((pid) => {
       try {
-        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("next");
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("server/web/serve");
       } catch {
         return false;
       }

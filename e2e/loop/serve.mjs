@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { webServerArgs } from "../../scripts/lib/web-server.mjs";
 
 const [port, name] = process.argv.slice(2);
 if (!port || !name || !process.env.DATABASE_URL) throw new Error("usage: DATABASE_URL=... node e2e/loop/serve.mjs <port> <spec name>");
@@ -30,7 +31,7 @@ const env = {
 };
 const children = [
   spawn(process.execPath, ["--import", "tsx", join("server", "queue", "worker.ts")], { stdio: "inherit", env }),
-  spawn(join("node_modules", ".bin", "next"), ["start", "-H", "127.0.0.1", "-p", port], { stdio: "inherit", env }),
+  spawn(process.execPath, webServerArgs({ port }), { stdio: "inherit", env }),
 ];
 
 let stopping = false;

@@ -1,4 +1,3 @@
-import "server-only";
 import { getDb } from "@/server/db";
 import { getAuth } from "./index";
 import type { SessionUser } from "./roles";

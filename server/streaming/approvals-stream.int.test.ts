@@ -1,16 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { GET } from "@/app/api/approvals/stream/route";
 import { getAuth } from "@/server/auth";
 import type { SessionUser } from "@/server/auth/roles";
 import { getDb } from "@/server/db";
 import { approveWriteBack } from "@/server/domain/approvals/decide-approval";
 import { createPatchApproval, createPatchRepository } from "@/server/domain/approvals/test-fixtures";
 import { createUser, TEST_PASSWORD } from "@/server/testing/factories";
+import { streamHandler } from "@/server/web/streams";
 import { defaultHub } from "./responses";
 import { type SseEvent, SseParser } from "./sse-parser";
 
 // GET /api/approvals/stream against a real PostgreSQL: a new request and its decision reach a
 // queue viewer of the repository, and nothing of a repository the viewer cannot see.
+
+/** A GET through the web server's stream routing, as a browser's request would go. */
+const get = (req: Request) => streamHandler("GET", new URL(req.url).pathname)!(req);
 
 async function cookieFor(user: SessionUser) {
   const res = await getAuth().api.signInEmail({ body: { email: user.email, password: TEST_PASSWORD }, asResponse: true });
@@ -39,8 +42,8 @@ describe("GET /api/approvals/stream (the approvals queue)", () => {
     const m = await createUser();
     const mine = await createPatchRepository([[m, "maintainer"]]);
     const hidden = await createPatchRepository([]);
-    expect((await GET(new Request("http://localhost:3000/api/approvals/stream"))).status).toBe(401);
-    const res = await GET(new Request("http://localhost:3000/api/approvals/stream", { headers: { cookie: await cookieFor(m) } }));
+    expect((await get(new Request("http://localhost:3000/api/approvals/stream"))).status).toBe(401);
+    const res = await get(new Request("http://localhost:3000/api/approvals/stream", { headers: { cookie: await cookieFor(m) } }));
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     const body = res.body as ReadableStream<Uint8Array>;

@@ -1,4 +1,3 @@
-import "server-only";
 import { repositoryRole, roleAtLeast, visibleRepositoryIds, type SessionUser } from "@/server/auth/roles";
 import { userFromHeaders } from "@/server/auth/session";
 import { getDb, type Db } from "@/server/db";

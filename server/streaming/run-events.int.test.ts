@@ -1,8 +1,6 @@
 import { spawn } from "node:child_process";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GET as runEventsGET } from "@/app/api/runs/[runId]/events/route";
-import { GET as runStatusGET } from "@/app/api/runs/stream/route";
 import { getAuth } from "@/server/auth";
 import type { SessionUser } from "@/server/auth/roles";
 import { appendRunEvents } from "@/server/domain/events/append";
@@ -10,6 +8,7 @@ import type { RunEventInput } from "@/server/domain/events/catalogue";
 import { env } from "@/server/env";
 import { createRepository, createRun, createUser, TEST_PASSWORD } from "@/server/testing/factories";
 import { testDb } from "@/server/testing/db";
+import { streamHandler } from "@/server/web/streams";
 import { readEventsAfter, resumeEvents } from "./event-rows";
 import { defaultHub, openStreamCount, runEventsResponse } from "./responses";
 import { RunEventHub } from "./run-event-hub";
@@ -32,6 +31,9 @@ async function finishRun(runId: string) {
   await db.agentDispatchRun.update({ where: { id: runId }, data: { status: "succeeded" } });
   await appendRunEvents({ db, runId, events: [{ type: "status", payload: { scope: "run", from: "running", to: "succeeded", reason: "done" } }] });
 }
+
+/** A GET through the web server's stream routing, as a browser's request would go. */
+const routed = (req: Request) => streamHandler("GET", new URL(req.url).pathname)!(req);
 
 async function cookieFor(user: SessionUser) {
   const res = await getAuth().api.signInEmail({ body: { email: user.email, password: TEST_PASSWORD }, asResponse: true });
@@ -101,13 +103,13 @@ afterAll(async () => {
 
 function get(runId: string, headers: Record<string, string> = {}, query = "", signal?: AbortSignal) {
   const req = new Request(`http://localhost:3000/api/runs/${runId}/events${query}`, { headers: { cookie, ...headers }, signal });
-  return runEventsGET(req, { params: Promise.resolve({ runId }) });
+  return routed(req);
 }
 
 describe("GET /api/runs/<id>/events: permission and headers", () => {
   it("answers 401, 404, 403 and 400 before any stream opens, and SSE headers when allowed", async () => {
     const run = await createRun({ repositoryId: repoId, status: "succeeded" });
-    const anonymous = await runEventsGET(new Request(`http://localhost:3000/api/runs/${run.id}/events`), { params: Promise.resolve({ runId: run.id }) });
+    const anonymous = await routed(new Request(`http://localhost:3000/api/runs/${run.id}/events`));
     expect(anonymous.status).toBe(401);
     expect((await get("no-such-run")).status).toBe(404);
     const other = await cookieFor(stranger);
@@ -321,8 +323,8 @@ describe("GET /api/runs/stream (the runs list)", () => {
     const hidden = await createRepository();
     const mine = await createRun({ repositoryId: repoId, status: "queued" });
     const theirs = await createRun({ repositoryId: hidden.id, status: "queued" });
-    expect((await runStatusGET(new Request("http://localhost:3000/api/runs/stream"))).status).toBe(401);
-    const res = await runStatusGET(new Request("http://localhost:3000/api/runs/stream", { headers: { cookie } }));
+    expect((await routed(new Request("http://localhost:3000/api/runs/stream"))).status).toBe(401);
+    const res = await routed(new Request("http://localhost:3000/api/runs/stream", { headers: { cookie } }));
     expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     const r = new StreamReader(res.body);
     await defaultHub().ready();

@@ -1,0 +1,38 @@
+// The web server: Next.js (pages, tRPC, webhooks, auth) behind a plain node:http server that
+// serves the SSE endpoints itself (server/web/streams.ts). `npm start`, the e2e servers and the
+// benchmarks run this, so what is measured and tested is what runs.
+//   node --import tsx server/web/serve.ts [--dev] [-H host] [-p port]
+import { createServer } from "node:http";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import next from "next";
+import { serveStream } from "./streams";
+
+const { values } = parseArgs({
+  options: { dev: { type: "boolean", default: false }, hostname: { type: "string", short: "H" }, port: { type: "string", short: "p" } },
+});
+const hostname = values.hostname ?? process.env.HOST ?? "127.0.0.1";
+const port = Number(values.port ?? process.env.PORT ?? 3000);
+const dir = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+const app = next({ dev: values.dev, dir, hostname, port });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+const origin = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+const logError = (err: unknown) => console.error("[web] stream failed:", err);
+const server = createServer((req, res) => {
+  if (serveStream(req, res, origin, logError)) return;
+  void handle(req, res);
+});
+server.listen(port, hostname, () => console.log(`[web] ready on ${origin}${values.dev ? " (dev)" : ""}`));
+
+// SIGTERM (the supervisor, Playwright, Ctrl-C): stop taking connections, end open streams, exit.
+for (const sig of ["SIGTERM", "SIGINT"] as const) {
+  process.once(sig, () => {
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
+    setTimeout(() => process.exit(0), 5_000).unref();
+  });
+}
