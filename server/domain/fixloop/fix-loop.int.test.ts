@@ -381,6 +381,19 @@ describe("a rejection that arrives while a run is live", () => {
     expect(made[0]).toMatchObject({ dedupeKey: `fix:approval:${approvalId}`, parentRunId: run.id, rejection: "Not like this: add a test." });
   });
 
+  it("a failed launch's retry of an older rejection does not displace a later one waiting", async () => {
+    const { repo, pr, stack } = await createEngagedPullRequest();
+    await deliver(db, changesRequested(repo.fullName, 7, "older"));
+    const [older] = await intents(repo.id);
+    const live = await liveRunOn({ repositoryId: repo.id, pullRequestId: pr.id, stack });
+    await deliver(db, changesRequested(repo.fullName, 7, "newer"));
+    const boom = { beforeCreate: () => Promise.reject(new Error("launch pad exploded")) };
+    expect(await launchFixRun({ db, intentId: older!.id, hooks: boom })).toMatchObject({ kind: "failed", next: "deferred" });
+    expect((await loopState(repo.id))?.deferredText).toBe("newer");
+    await cancelRun({ db, actor: maintainerActor, runId: live.id });
+    expect((await intents(repo.id, "fix")).map((i) => [i.rejection, i.outcome])).toEqual([["older", "failed"], ["newer", "pending"]]);
+  });
+
   it("is dropped when the PR was merged or closed before the run ended", async () => {
     const { repo, pr, stack } = await createEngagedPullRequest();
     const live = await liveRunOn({ repositoryId: repo.id, pullRequestId: pr.id, stack });

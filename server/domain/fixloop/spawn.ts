@@ -173,6 +173,12 @@ const noDeferral = {
 } as const;
 
 async function deferRejection(tx: Tx, r: Rejection, behindRunId: string, now: Date) {
+  // A failed launch tries its (older) rejection again (launch.ts, key "<key>~relaunch"): that
+  // never displaces a rejection already waiting, which is later and spawns in its place.
+  if (r.key.endsWith("~relaunch")) {
+    const waiting = await tx.fixLoopState.findUnique({ where: { repositoryId_branch: { repositoryId: r.repositoryId, branch: r.branch } }, select: { deferredKey: true } });
+    if (waiting?.deferredKey) return;
+  }
   const fields = {
     deferredKey: r.key,
     deferredText: r.text,
