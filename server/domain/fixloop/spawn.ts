@@ -10,6 +10,8 @@ import { advisoryLock } from "../ingest/evaluate/locks";
 // (its dedupe key) and queues the launch; the intent is committed with the rejection itself, so
 // a retried or raced evaluation finds it and a launch that then fails still burns an attempt.
 // At the bound (`Repository.maxFixAttempts`) it intends an escalation instead, itself bounded.
+// Beside a live run it spawns nothing: the rejection is deferred, and taken up when the last live
+// run on the branch ends ("deferred rejections" below).
 
 /** Runs that still work on a branch: no fix run starts beside one (a suggestion is not running). */
 export const liveRunStatuses: readonly RunStatus[] = ["queued", "running", "awaiting_approval"];
