@@ -74,10 +74,31 @@ export function FixLoopSection({ runId }: { runId: string }) {
           <p className="text-sm text-zinc-600 dark:text-zinc-400">Re-opened for agents by {l.resetBy ?? "a maintainer"}.</p>
         ) : null}
 
+        {l.deferred && (
+          <div data-testid="fix-loop-deferred" className="space-y-1 rounded-md border border-zinc-300 p-2 text-sm dark:border-zinc-700">
+            <p>
+              <Badge tone="neutral">Deferred</Badge> Rejected by {l.deferred.by}
+              {l.deferred.behind ? (
+                <>
+                  {" "}
+                  while a run was live: waiting for run{" "}
+                  <Link className="text-indigo-700 underline dark:text-indigo-400" href={`/runs/${l.deferred.behind.id}`}>
+                    #{l.deferred.behind.number}
+                  </Link>{" "}
+                  to end.
+                </>
+              ) : (
+                " while a run was live: waiting for it to end."
+              )}
+            </p>
+            <blockquote className="border-l-2 border-zinc-300 pl-2 whitespace-pre-wrap dark:border-zinc-700">{l.deferred.text}</blockquote>
+          </div>
+        )}
+
         <div>
           <h3 className="mb-1 text-sm font-medium">Rounds</h3>
           {fixes.length === 0 && !l.rounds.some((r) => r.kind === "escalate") ? (
-            <Empty>No rejection yet.</Empty>
+            <Empty>{l.deferred ? "No fix run yet." : "No rejection yet."}</Empty>
           ) : (
             <ol className="space-y-2" data-testid="fix-loop-rounds">
               {l.rounds.map((r) => (

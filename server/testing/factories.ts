@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
-import type { RepoRole, RunStatus } from "@/server/db";
+import type { RepoRole, Repository, RunStatus } from "@/server/db";
 import { getDb, type PrismaClient } from "@/server/db";
 import { getAuth } from "@/server/auth";
 import type { SessionUser } from "@/server/auth/roles";
 import { digestOf, sha256 } from "@/server/lib/digest";
 import { createTRPCContext } from "@/server/trpc/init";
 import { createCaller } from "@/server/trpc/root";
+import { createPullRequest, sha } from "@/server/domain/ingest/fixtures/world";
+import { createExecRun, createStack, scriptedSpec } from "@/server/queue/testing/fixtures";
 
 // Factories for integration tests: real rows through the real code paths.
 
@@ -66,4 +68,34 @@ export async function createRun(opts: { repositoryId: string; status?: RunStatus
 /** A tRPC caller as `user` (null: anonymous), through the real procedures. */
 export function callerFor(user: SessionUser | null, now?: () => Date) {
   return createCaller(createTRPCContext({ user, now }));
+}
+
+/**
+ * The fix-forward loop's subject: a pull request (head `headRef`, head sha `sha("pr-<number>")`)
+ * whose branch an agent run of ours pushed to: the authoring run has succeeded with an executed
+ * `update_pr_branch` write-back. Pass `repository` to use one already configured.
+ */
+export async function createEngagedPullRequest(opts: { repository?: Repository; number?: number; headRef?: string } = {}) {
+  const db = getDb();
+  const number = opts.number ?? 7;
+  const headRef = opts.headRef ?? "agent/fix-sum";
+  const repo = opts.repository ?? (await createRepository());
+  const stack = await createStack(scriptedSpec());
+  const pr = await createPullRequest(db, { repositoryId: repo.id, number, headSha: sha(`pr-${number}`), headRef });
+  const created = await createExecRun({ repositoryId: repo.id, stack, sha: sha(`pr-${number}`) });
+  const author = await db.agentDispatchRun.update({ where: { id: created.id }, data: { status: "succeeded", pullRequestId: pr.id, headBranch: headRef } });
+  await db.writeBack.create({
+    data: {
+      runId: author.id,
+      kind: "update_pr_branch",
+      actor: "tester",
+      stackDigest: author.stackDigest,
+      contextDigest: author.contextDigest,
+      promptHash: author.promptHash,
+      target: { repository: repo.fullName, branch: headRef, prNumber: number },
+      idempotencyKey: `wb_${author.id}`,
+      outcome: "succeeded",
+    },
+  });
+  return { repo, pr, author, stack };
 }

@@ -1,6 +1,7 @@
 import type { Tx } from "@/server/db";
 import type { RunStatus } from "@/server/db/generated/enums";
 import { appendRunEvents } from "../events/append";
+import { afterRunEnded } from "../fixloop/spawn";
 import { runStatusEvent } from "../runs/attempts";
 import { canTransitionRun } from "../runs/lifecycle";
 
@@ -31,5 +32,6 @@ export async function settleRun(tx: Tx, runId: string, now: Date): Promise<RunSt
   if (!canTransitionRun(run.status, to)) return null;
   await tx.agentDispatchRun.update({ where: { id: runId }, data: { status: to, finishedAt: now } });
   await appendRunEvents({ db: tx, runId, events: [runStatusEvent(run.status, to, why)] });
+  await afterRunEnded(tx, runId, now);
   return to;
 }

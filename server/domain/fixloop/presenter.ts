@@ -1,6 +1,6 @@
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { countIntents } from "./spawn";
+import { countIntents, deferredRejectionOf } from "./spawn";
 
 // What the rounds view shows for one branch's fix-forward loop: each rejection and the fix run
 // it started (or why it did not), the attempts used against the bound, the attribution of each
@@ -15,7 +15,7 @@ export async function fixLoopOfRun(opts: { db: Db; runId: string }) {
   if (!branch) return null;
   const view = await getFixLoop({ db: opts.db, repositoryId: run.repositoryId, branch });
   // A branch with no loop activity and no attribution shows nothing.
-  return view.rounds.length === 0 && view.attributions.length === 0 && !view.escalatedAt ? null : view;
+  return view.rounds.length === 0 && view.attributions.length === 0 && !view.escalatedAt && !view.deferred ? null : view;
 }
 
 export async function getFixLoop(opts: { db: Db; repositoryId: string; branch: string }) {
@@ -28,6 +28,11 @@ export async function getFixLoop(opts: { db: Db; repositoryId: string; branch: s
   const runs = new Map(
     (await db.agentDispatchRun.findMany({ where: { id: { in: runIds } }, select: { id: true, number: true, status: true, title: true } })).map((r) => [r.id, r]),
   );
+  // A rejection waiting for the live run to end (hidden once escalated: it will not be taken up).
+  const deferred = state?.escalatedAt ? null : deferredRejectionOf(state);
+  const behind = deferred?.behindRunId
+    ? await db.agentDispatchRun.findUnique({ where: { id: deferred.behindRunId }, select: { id: true, number: true, status: true } })
+    : null;
   const used = await countIntents(db, { repositoryId, branch, kind: "fix", since: state?.resetAt ?? null });
   const pr = state?.pullRequestId ?? intents.find((i) => i.pullRequestId)?.pullRequestId ?? null;
   const pullRequest = pr ? await db.pullRequest.findUnique({ where: { id: pr }, select: { id: true, number: true, title: true, labels: true, url: true } }) : null;
@@ -57,6 +62,7 @@ export async function getFixLoop(opts: { db: Db; repositoryId: string; branch: s
     escalationDigest: state?.escalationDigest ?? null,
     resetAt: state?.resetAt ?? null,
     resetBy: state?.resetBy ?? null,
+    deferred: deferred ? { by: deferred.by, text: deferred.text, at: deferred.at, behind } : null,
     rounds: intents.map((i) => ({
       id: i.id,
       kind: i.kind,

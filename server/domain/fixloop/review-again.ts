@@ -2,6 +2,7 @@ import type { Db, Tx } from "@/server/db";
 import type { Forge } from "@/server/forges/types";
 import { enqueue } from "@/server/queue/enqueue";
 import { appendRunEvents } from "../events/append";
+import { dropDeferredRejection } from "./spawn";
 
 // A fix run ends by asking for review again, which starts the next validation round: once its
 // patch is pushed (the write-back succeeded), "fixloop.review" asks the forge. On GitHub the
@@ -13,9 +14,12 @@ const patchKinds = new Set(["push_commits", "update_pr_branch"]);
 /** In the write-back's record transaction: a fix run's pushed patch queues the review request, once. */
 export async function askForReviewAgainAfterPush(tx: Tx, opts: { runId: string; writeBackId: string; kind: string }): Promise<boolean> {
   if (!patchKinds.has(opts.kind)) return false;
-  const intent = await tx.fixSpawnIntent.findFirst({ where: { runId: opts.runId, kind: "fix" }, select: { id: true } });
+  const intent = await tx.fixSpawnIntent.findFirst({ where: { runId: opts.runId, kind: "fix" }, select: { id: true, repositoryId: true, branch: true } });
   if (!intent) return false;
   await enqueue(tx, "fixloop.review", { intentId: intent.id }, { jobKey: `fixloop-review:${opts.writeBackId}`, maxAttempts: 5 });
+  // The next validation round starts: a rejection deferred on the branch (of the round before,
+  // made while this fix run was live) no longer stands; the reviewers see the new head.
+  await dropDeferredRejection(tx, { repositoryId: intent.repositoryId, branch: intent.branch });
   return true;
 }
 

@@ -1,4 +1,4 @@
-import type { Tx } from "@/server/db";
+import type { FixLoopState, Tx } from "@/server/db";
 import type { RunStatus } from "@/server/db/generated/enums";
 import { enqueue } from "@/server/queue/enqueue";
 import { appendRunEvents } from "../events/append";
@@ -10,6 +10,8 @@ import { advisoryLock } from "../ingest/evaluate/locks";
 // (its dedupe key) and queues the launch; the intent is committed with the rejection itself, so
 // a retried or raced evaluation finds it and a launch that then fails still burns an attempt.
 // At the bound (`Repository.maxFixAttempts`) it intends an escalation instead, itself bounded.
+// Beside a live run it spawns nothing: the rejection is deferred, and taken up when the last live
+// run on the branch ends ("deferred rejections" below).
 
 /** Runs that still work on a branch: no fix run starts beside one (a suggestion is not running). */
 export const liveRunStatuses: readonly RunStatus[] = ["queued", "running", "awaiting_approval"];
@@ -35,6 +37,8 @@ export type RejectionOutcome =
   | { kind: "fix_intended"; intentId: string; attempt: number; bound: number }
   | { kind: "escalation_intended"; intentId: string; attempt: number }
   | { kind: "duplicate"; intentId: string }
+  /** A run was live on the branch: the rejection is stored and taken up when the last one ends. */
+  | { kind: "deferred"; behindRunId: string; reason: string }
   | { kind: "skipped"; reason: string };
 
 /** The run that authored the branch's agent work: the fix run's parent (stack, model, task). */
@@ -77,9 +81,14 @@ export async function onRejection(tx: Tx, r: Rejection, now: Date): Promise<Reje
       status: { in: [...liveRunStatuses] },
       ...(r.rejectedRunId ? { id: { not: r.rejectedRunId } } : {}),
     },
-    select: { number: true, status: true },
+    select: { id: true, number: true, status: true },
   });
-  if (live) return { kind: "skipped", reason: `run #${live.number} is ${live.status.replaceAll("_", " ")} on ${r.branch}` };
+  if (live) {
+    await deferRejection(tx, r, live.id, now);
+    return { kind: "deferred", behindRunId: live.id, reason: `run #${live.number} is ${live.status.replaceAll("_", " ")} on ${r.branch}; the rejection waits until it ends` };
+  }
+  // Acted on from here: an earlier deferred rejection is superseded by this later one.
+  await clearDeferral(tx, r.repositoryId, r.branch);
 
   const repo = await tx.repository.findUniqueOrThrow({ where: { id: r.repositoryId }, select: { maxFixAttempts: true } });
   const spawned = await countIntents(tx, { repositoryId: r.repositoryId, branch: r.branch, kind: "fix", since: state?.resetAt ?? null });
@@ -136,4 +145,129 @@ export async function intendEscalation(
   });
   await enqueue(tx, "fixloop.escalate", { intentId: intent.id }, { jobKey: `fixloop:${intent.id}` });
   return { kind: "escalation_intended", intentId: intent.id, attempt: tries + 1 };
+}
+
+// ---------------------------------------------------------------- deferred rejections
+//
+// A rejection that arrives while a run is live on the branch starts no fix run beside it; it is
+// stored on the branch's FixLoopState (in the transaction that skips it) and taken up when the
+// last live run ends: a poller over forge state would see "changes requested, no live run" on its
+// next tick, and this is that tick, driven by the run's end. Only the latest rejection is kept.
+//
+// Whether it still stands when the run ends is decided by these signals, each recorded when it
+// happens (so the order is the commit order, with no clocks to compare):
+// - a later approving review on the forge, or the dismissal of the deferred review itself
+//   (triggers.ts): the latest review is the PR's state, and it is no longer "changes requested";
+// - a fix run's patch was pushed and it asked for review again (review-again.ts), which includes
+//   the live run being that fix run: the next validation round supersedes the rejection;
+// - checked when the run ends: the PR is no longer open (merged or closed).
+// Everything else (the escalation, another live run, the bound, the dedupe key) is onRejection's
+// own check, so a deferred rejection is treated exactly like one that arrives at that moment.
+
+const noDeferral = {
+  deferredKey: null,
+  deferredText: null,
+  deferredBy: null,
+  deferredRejectedRunId: null,
+  deferredPullRequestId: null,
+  deferredAt: null,
+  deferredBehindRunId: null,
+} as const;
+
+async function deferRejection(tx: Tx, r: Rejection, behindRunId: string, now: Date) {
+  // A failed launch tries its (older) rejection again (launch.ts, key "<key>~relaunch"): that
+  // never displaces a rejection already waiting, which is later and spawns in its place.
+  if (r.key.endsWith("~relaunch")) {
+    const waiting = await tx.fixLoopState.findUnique({ where: { repositoryId_branch: { repositoryId: r.repositoryId, branch: r.branch } }, select: { deferredKey: true } });
+    if (waiting?.deferredKey) return;
+  }
+  const fields = {
+    deferredKey: r.key,
+    deferredText: r.text,
+    deferredBy: r.by,
+    deferredRejectedRunId: r.rejectedRunId,
+    deferredPullRequestId: r.pullRequestId,
+    deferredAt: now,
+    deferredBehindRunId: behindRunId,
+  };
+  await tx.fixLoopState.upsert({
+    where: { repositoryId_branch: { repositoryId: r.repositoryId, branch: r.branch } },
+    create: { repositoryId: r.repositoryId, branch: r.branch, pullRequestId: r.pullRequestId, ...fields },
+    update: fields,
+  });
+}
+
+function clearDeferral(tx: Tx, repositoryId: string, branch: string) {
+  return tx.fixLoopState.updateMany({ where: { repositoryId, branch, deferredKey: { not: null } }, data: noDeferral });
+}
+
+/** The rejection a branch's loop state keeps for later, if any. */
+export function deferredRejectionOf(state: FixLoopState | null): (Rejection & { at: Date; behindRunId: string | null }) | null {
+  if (!state?.deferredKey) return null;
+  return {
+    repositoryId: state.repositoryId,
+    branch: state.branch,
+    pullRequestId: state.deferredPullRequestId,
+    rejectedRunId: state.deferredRejectedRunId,
+    text: state.deferredText ?? "",
+    by: state.deferredBy ?? "",
+    key: state.deferredKey,
+    at: state.deferredAt ?? state.updatedAt,
+    behindRunId: state.deferredBehindRunId,
+  };
+}
+
+/**
+ * A signal that the deferred rejection no longer stands (see above). No advisory lock: the
+ * update's row lock orders it against a deferral or a take-up, and callers (a write-back's
+ * record transaction) may hold run rows that the lock's holder wants. `key`: only that rejection.
+ */
+export async function dropDeferredRejection(tx: Tx, opts: { repositoryId: string; branch: string; key?: string }): Promise<boolean> {
+  const dropped = await tx.fixLoopState.updateMany({
+    where: { repositoryId: opts.repositoryId, branch: opts.branch, deferredKey: opts.key ?? { not: null } },
+    data: noDeferral,
+  });
+  return dropped.count > 0;
+}
+
+/**
+ * Every way a run ends calls this once, in the transaction that writes the end (after it): a
+ * rejection deferred on the run's branch is taken up through onRejection. Raced endings of two
+ * runs on the branch serialise on the branch lock; the first sees the other still live and
+ * defers again, the second spawns; a retried call finds nothing stored, and the dedupe key
+ * would refuse a second intent anyway. Returns what was done per deferred rejection.
+ */
+export async function afterRunEnded(tx: Tx, runId: string, now: Date): Promise<RejectionOutcome[]> {
+  const run = await tx.agentDispatchRun.findUnique({
+    where: { id: runId },
+    select: { repositoryId: true, status: true, headBranch: true, pullRequestId: true, pullRequest: { select: { headRef: true } } },
+  });
+  if (!run || liveRunStatuses.includes(run.status)) return [];
+  const branches = [run.headBranch, run.pullRequest?.headRef].filter((b): b is string => !!b);
+  const waiting = await tx.fixLoopState.findMany({
+    where: {
+      repositoryId: run.repositoryId,
+      deferredKey: { not: null },
+      OR: [{ branch: { in: branches } }, ...(run.pullRequestId ? [{ deferredPullRequestId: run.pullRequestId }] : [])],
+    },
+    select: { branch: true },
+    orderBy: { branch: "asc" },
+  });
+  const outcomes: RejectionOutcome[] = [];
+  for (const { branch } of waiting) {
+    await advisoryLock(tx, fixLoopLockKey(run.repositoryId, branch));
+    // Read again under the lock: a raced ending may have taken it up meanwhile.
+    const state = await tx.fixLoopState.findUnique({ where: { repositoryId_branch: { repositoryId: run.repositoryId, branch } } });
+    const deferred = deferredRejectionOf(state);
+    if (!deferred) continue;
+    await clearDeferral(tx, run.repositoryId, branch);
+    const pr = deferred.pullRequestId ? await tx.pullRequest.findUnique({ where: { id: deferred.pullRequestId }, select: { number: true, state: true } }) : null;
+    if (pr && pr.state !== "open") {
+      outcomes.push({ kind: "skipped", reason: `PR #${pr.number} is ${pr.state}: ${deferred.by}'s rejection no longer asks for a fix` });
+      continue;
+    }
+    const { at: _at, behindRunId: _behind, ...rejection } = deferred;
+    outcomes.push(await onRejection(tx, rejection, now));
+  }
+  return outcomes;
 }

@@ -2,7 +2,7 @@ import type { Db, Tx } from "@/server/db";
 import type { WriteBackKind } from "@/server/db/generated/enums";
 import type { CiEvent, PrReviewEvent } from "../ingest/ci-event";
 import { attributeRedCheck, prepareAttribution, storeAttribution, type PreparedAttribution } from "./attribution-decisions";
-import { onRejection, type RejectionOutcome } from "./spawn";
+import { dropDeferredRejection, onRejection, type RejectionOutcome } from "./spawn";
 
 // The two ways a rejection reaches the loop; each is one call at its hook point, inside the
 // transaction that records the rejection, so the spawn intent commits (or not) with it.
@@ -29,21 +29,40 @@ export async function fixForwardOnApprovalRejection(
 export async function fixForwardOnReview(tx: Tx, opts: { repositoryId: string; pullRequestId: string | null; event: PrReviewEvent; now: Date }): Promise<RejectionOutcome> {
   const { event } = opts;
   if (event.review.state !== "changes_requested") return { kind: "skipped", reason: `a ${event.review.state} review asks for no fix` };
-  // The PR record's head ref: what Airlock's runs pushed to (a review payload may be stale).
-  const pr = opts.pullRequestId ? await tx.pullRequest.findUnique({ where: { id: opts.pullRequestId }, select: { headRef: true } }) : null;
   return onRejection(
     tx,
     {
       repositoryId: opts.repositoryId,
-      branch: pr?.headRef ?? event.pullRequest.headRef,
+      branch: await reviewedBranch(tx, opts),
       pullRequestId: opts.pullRequestId,
       rejectedRunId: null,
       text: event.review.body,
       by: event.actor.login,
-      key: `review:${opts.repositoryId}:${event.review.id}`,
+      key: reviewKey(opts.repositoryId, event.review.id),
     },
     opts.now,
   );
+}
+
+const reviewKey = (repositoryId: string, reviewId: PrReviewEvent["review"]["id"]) => `review:${repositoryId}:${reviewId}`;
+
+/** The PR record's head ref: what Airlock's runs pushed to (a review payload may be stale). */
+async function reviewedBranch(tx: Tx, opts: { pullRequestId: string | null; event: PrReviewEvent }): Promise<string> {
+  const pr = opts.pullRequestId ? await tx.pullRequest.findUnique({ where: { id: opts.pullRequestId }, select: { headRef: true } }) : null;
+  return pr?.headRef ?? opts.event.pullRequest.headRef;
+}
+
+/**
+ * A review that takes a deferred rejection back (spawn.ts, "deferred rejections"): an approval
+ * (the PR's state is now approved) drops whichever is deferred; a dismissal drops only the
+ * dismissed review's own rejection. A plain comment changes nothing.
+ */
+async function supersedeDeferredOnReview(tx: Tx, opts: { repositoryId: string; pullRequestId: string | null; event: PrReviewEvent }): Promise<string> {
+  const { state, id } = opts.event.review;
+  if (state !== "approved" && state !== "dismissed") return "";
+  const branch = await reviewedBranch(tx, opts);
+  const dropped = await dropDeferredRejection(tx, { repositoryId: opts.repositoryId, branch, ...(state === "dismissed" ? { key: reviewKey(opts.repositoryId, id) } : {}) });
+  return dropped ? `fix-forward: the rejection deferred on ${branch} no longer stands (${opts.event.actor.login}'s review: ${state})` : "";
 }
 
 type FailedCheck = Extract<CiEvent, { type: "failed_check" }>;
@@ -89,9 +108,9 @@ export async function fixLoopOnEvent(
 ): Promise<string> {
   const { event } = opts;
   if (event.type === "pr_review") {
-    if (event.review.state !== "changes_requested") return "";
+    if (event.review.state !== "changes_requested") return supersedeDeferredOnReview(tx, { repositoryId: opts.repositoryId, pullRequestId: opts.pullRequestId, event });
     const outcome = await fixForwardOnReview(tx, { repositoryId: opts.repositoryId, pullRequestId: opts.pullRequestId, event, now: opts.now });
-    return `fix-forward: ${outcome.kind === "skipped" ? outcome.reason : outcome.kind.replace("_", " ")}`;
+    return `fix-forward: ${outcome.kind === "skipped" || outcome.kind === "deferred" ? outcome.reason : outcome.kind.replace("_", " ")}`;
   }
   if (event.type === "failed_check") {
     if (opts.attribution) {

@@ -4,6 +4,7 @@ import type { AttemptStatus, RunStatus } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
 import { enqueue } from "@/server/queue/enqueue";
 import { appendRunEvents } from "../events/append";
+import { afterRunEnded } from "../fixloop/spawn";
 import type { RunEventInput } from "../events/catalogue";
 import { zStackSpec } from "../stacks/spec";
 import { type AttemptFence, withFence } from "./attempt-fence";
@@ -154,6 +155,7 @@ export async function retryOrEnd(
   events.push(runStatusEvent(run.status, "failed", `attempt ${attempt.number} ${opts.what}; not retried: ${verdict.reason}`));
   await tx.agentDispatchRun.update({ where: { id: opts.runId }, data: { status: "failed", finishedAt: now } });
   await appendRunEvents({ db: tx, runId: opts.runId, attemptId: attempt.id, events });
+  await afterRunEnded(tx, opts.runId, now);
   return { retried: false, runStatus: "failed" };
 }
 

@@ -4,6 +4,7 @@ import type { AttemptStatus, RunStatus } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
 import { recordAudit, type AuditActor } from "../audit";
 import { appendRunEvents } from "../events/append";
+import { afterRunEnded } from "../fixloop/spawn";
 import { assertAttemptTransition, assertRunTransition, canCancelRun, isActiveAttempt } from "./lifecycle";
 
 /** Workers LISTEN here to stop the adapter session of a cancelled run. */
@@ -50,6 +51,7 @@ export async function cancelRun(opts: { db: Db; actor: AuditActor; runId: string
         { type: "status", payload: { scope: "run", from: run.status, to: "cancelled", reason } },
       ],
     });
+    await afterRunEnded(tx, opts.runId, now);
     await recordAudit(tx, {
       actor: opts.actor,
       action: "run.cancel",

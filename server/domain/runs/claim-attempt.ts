@@ -3,6 +3,7 @@ import { transaction } from "@/server/db";
 import type { AttemptStatus, RunStatus } from "@/server/db/generated/enums";
 import { appendRunEvents } from "../events/append";
 import { recordCiObservation } from "../fixloop/observe";
+import { afterRunEnded } from "../fixloop/spawn";
 import type { RunEventInput } from "../events/catalogue";
 import { admissionEventPayload, type AdmissionDecision } from "../pools/admission";
 import { loadCurrentPolicy } from "../policy/decide";
@@ -185,6 +186,7 @@ export async function claimNextAttempt(opts: {
         await tx.dispatchAttempt.update({ where: { id: attempt.id }, data: { status: "failed", finishedAt: now(), exitReason: `admission refused: ${refusal}` } });
         await tx.agentDispatchRun.update({ where: { id: run.id }, data: { status: "failed", finishedAt: now() } });
         await appendRunEvents({ db: tx, runId: run.id, attemptId: attempt.id, events });
+        await afterRunEnded(tx, run.id, now());
         return { kind: "refused", reason: refusal };
       }
     }

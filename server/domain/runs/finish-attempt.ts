@@ -2,6 +2,7 @@ import type { Db } from "@/server/db";
 import type { ArtifactKind, RunStatus } from "@/server/db/generated/enums";
 import { appendRunEvents } from "../events/append";
 import { markPassLeftEdits } from "../fixloop/observe";
+import { afterRunEnded } from "../fixloop/spawn";
 import type { RunEventInput } from "../events/catalogue";
 import { type AttemptFence, withFence } from "./attempt-fence";
 import { attemptStatusEvent, retryOrEnd, runStatusEvent } from "./attempts";
@@ -137,6 +138,7 @@ export function finishAttempt(opts: {
       data: { status: to, ...(to === "awaiting_approval" ? {} : { finishedAt: now }) },
     });
     await appendRunEvents({ db: tx, runId: fence.runId, attemptId: fence.attemptId, events });
+    await afterRunEnded(tx, fence.runId, now);
     return { runStatus: to, approvalIds };
   });
 }
