@@ -1,7 +1,7 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { presentedLabelChange } from "@/server/domain/approvals/schemas";
-import { LabelChangeView } from "./label-change";
+import { LabelChangeSummary, LabelChangeView } from "./label-change";
 
 // The approval screen of a label flip shows exactly what is approved: the PR and the labels added
 // and removed, from the frozen request, as text.
@@ -33,11 +33,21 @@ describe("a set_labels approval's presentation", () => {
     expect(presentedLabelChange(null)).toBeNull();
   });
 
+  it("summarises the change in one line for the run view's approvals", () => {
+    expect(renderToStaticMarkup(<LabelChangeSummary presented={presented({ add: ["ready-for-human"], remove: ["ready-for-agent"] })} />)).toContain(">adds ready-for-human; removes ready-for-agent<");
+    expect(renderToStaticMarkup(<LabelChangeSummary presented={presented("bogus")} />)).toContain(">no valid label change<");
+  });
+
   it("renders hostile label names as text: no markup reaches the page", () => {
     const hostile = ['<img src=x onerror="alert(1)">', "<script>alert(1)</script>"];
-    const html = renderToStaticMarkup(<LabelChangeView presented={presented({ add: [hostile[0]], remove: [hostile[1]] })} fallbackPrNumber={null} />);
-    expect(html).not.toMatch(/<img|<script|onerror="/i);
-    expect(html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
-    expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    for (const el of [
+      <LabelChangeView key="view" presented={presented({ add: [hostile[0]], remove: [hostile[1]] })} fallbackPrNumber={null} />,
+      <LabelChangeSummary key="summary" presented={presented({ add: [hostile[0]], remove: [hostile[1]] })} />,
+    ]) {
+      const html = renderToStaticMarkup(el);
+      expect(html).not.toMatch(/<img|<script|onerror="/i);
+      expect(html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
+      expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    }
   });
 });

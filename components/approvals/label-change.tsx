@@ -37,3 +37,9 @@ export function LabelChangeView({ presented, fallbackPrNumber }: { presented: un
     </dl>
   );
 }
+
+/** One line for lists (the run view's approvals): what a label flip adds and removes. */
+export function LabelChangeSummary({ presented }: { presented: unknown }) {
+  const change = presentedLabelChange(presented);
+  return <span data-testid="label-change-summary">{change ? `adds ${names(change.add)}; removes ${names(change.remove)}` : "no valid label change"}</span>;
+}

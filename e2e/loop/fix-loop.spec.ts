@@ -159,7 +159,10 @@ test("a pull request whose fixes keep being rejected stops at the bound, shows t
   const { rows: flips } = await db.query<{ id: string }>(`SELECT "id" FROM "ApprovalRequest" WHERE "action" = 'set_labels' AND "status" = 'pending' AND "targetPrNumber" = 1`);
   expect(flips).toHaveLength(1);
   expect(await prLabels()).toEqual(["ready-for-agent", "invoices"]);
-  await page.goto(`/approvals/${flips[0]!.id}`);
+  const flipLine = loop.getByTestId("fix-loop-label-flip");
+  await expect(flipLine).toContainText("Labels on #1: ready-for-agent, invoices. Flip (add needs-a-person; remove ready-for-agent): pending");
+  await flipLine.getByRole("link", { name: "Review" }).click();
+  await expect(page).toHaveURL(new RegExp(`/approvals/${flips[0]!.id}$`));
   const change = page.getByRole("region", { name: "Label change" });
   await expect(change.getByTestId("labels-added")).toHaveText("needs-a-person");
   await expect(change.getByTestId("labels-removed")).toHaveText("ready-for-agent");
@@ -173,6 +176,7 @@ test("a pull request whose fixes keep being rejected stops at the bound, shows t
   // Only a person brings it back: re-open for agents (audited), the bound starts again, and the
   // labels flip back as that maintainer's own write-back.
   await page.goto(`/runs/${secondFix}`);
+  await expect(flipLine).toContainText("Labels on #1: invoices, needs-a-person. Flip (add needs-a-person; remove ready-for-agent): executed");
   await escalation.getByRole("button", { name: "Re-open for agents" }).click();
   await expect(loop.getByText("Re-opened for agents by maintainer@airlock.local")).toBeVisible();
   await expect(loop.getByTestId("fix-loop-attempts")).toHaveText("0 of 2");

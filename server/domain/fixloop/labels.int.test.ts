@@ -19,6 +19,7 @@ const { executeWriteBack } = await import("../writebacks/execute");
 const { startFakeGithub } = await import("@/server/forges/github/testing/fake-github");
 const { escalateFixLoop } = await import("./escalate");
 const { reopenForAgents } = await import("./reopen");
+const { getFixLoop } = await import("./presenter");
 
 const db = getDb();
 let gh: Awaited<ReturnType<typeof startFakeGithub>>;
@@ -92,6 +93,11 @@ describe("the escalation's label flip through the change gate", () => {
     expect(gh.labelsOn(repo.fullName, 7)).toEqual(["agents-go", "bug"]);
     expect(await labelsOf(pr.id)).toEqual(["agents-go", "bug"]);
     expect(await db.writeBack.count({ where: { kind: "set_labels", run: { repositoryId: repo.id } } })).toBe(0);
+    // The rounds view shows the truth and the pending flip beside it.
+    expect(await getFixLoop({ db, repositoryId: repo.id, branch: "agent/fix" })).toMatchObject({
+      pullRequest: { number: 7, labels: ["agents-go", "bug"] },
+      labelFlip: { approvalId: approval.id, status: "pending", change: { prNumber: 7, add: ["humans-now"], remove: ["agents-go"] } },
+    });
 
     const { writeBackId } = await callerFor(maintainer).approvals.approve({ approvalId: approval.id, artifactDigest: null, headSha: null });
     expect(await executions(approval.id)).toEqual([{ queue: `labels:${repo.fullName}#7` }]);
@@ -116,6 +122,7 @@ describe("the escalation's label flip through the change gate", () => {
     expect(await labelsOf(pr.id)).toEqual(["bug", "needs-design", "humans-now"]);
     expect(await executeWriteBack({ db, forgeFor: forgeFor(), approvalId: approval.id })).toMatchObject({ outcome: "already_recorded" });
     expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approval.id } })).toMatchObject({ status: "executed" });
+    expect(await getFixLoop({ db, repositoryId: repo.id, branch: "agent/fix" })).toMatchObject({ pullRequest: { labels: ["bug", "needs-design", "humans-now"] }, labelFlip: { status: "executed" } });
     expect(await db.writeBack.findUniqueOrThrow({ where: { id: writeBackId } })).toMatchObject({ kind: "set_labels", approvedBy: maintainer.email, outcome: "succeeded" });
     const completed = await db.runEvent.findMany({ where: { type: "write_back_completed", runId: approval.runId } });
     expect(completed.map((e) => e.payload)).toEqual([expect.objectContaining({ writeBackId, action: "set_labels", outcome: "succeeded" })]);

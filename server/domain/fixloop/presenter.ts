@@ -1,5 +1,6 @@
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { presentedLabelChange } from "../approvals/schemas";
 import { countIntents } from "./spawn";
 
 // What the rounds view shows for one branch's fix-forward loop: each rejection and the fix run
@@ -31,6 +32,10 @@ export async function getFixLoop(opts: { db: Db; repositoryId: string; branch: s
   const used = await countIntents(db, { repositoryId, branch, kind: "fix", since: state?.resetAt ?? null });
   const pr = state?.pullRequestId ?? intents.find((i) => i.pullRequestId)?.pullRequestId ?? null;
   const pullRequest = pr ? await db.pullRequest.findUnique({ where: { id: pr }, select: { id: true, number: true, title: true, labels: true, url: true } }) : null;
+  // The escalation's label flip is a write-back at the change gate: its latest request on the PR.
+  const flip = pullRequest
+    ? await db.approvalRequest.findFirst({ where: { action: "set_labels", targetPrNumber: pullRequest.number, run: { repositoryId } }, orderBy: { createdAt: "desc" }, select: { id: true, status: true, presented: true } })
+    : null;
 
   // The latest attribution decision per check on this branch's runs.
   const branchRuns = await db.agentDispatchRun.findMany({ where: { repositoryId, OR: [{ headBranch: branch }, ...(pr ? [{ pullRequestId: pr }] : [])] }, select: { id: true } });
@@ -55,6 +60,7 @@ export async function getFixLoop(opts: { db: Db; repositoryId: string; branch: s
     labels: { agent: repo.agentReadyLabel, human: repo.humanReadyLabel },
     escalatedAt: state?.escalatedAt ?? null,
     escalationDigest: state?.escalationDigest ?? null,
+    labelFlip: flip ? { approvalId: flip.id, status: flip.status, change: presentedLabelChange(flip.presented) } : null,
     resetAt: state?.resetAt ?? null,
     resetBy: state?.resetBy ?? null,
     rounds: intents.map((i) => ({
