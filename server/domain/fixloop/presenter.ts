@@ -1,6 +1,6 @@
 import type { Db } from "@/server/db";
-import { AppError } from "@/server/errors";
 import { presentedLabelChange } from "../approvals/schemas";
+import { AppError } from "@/server/errors";
 import { countIntents } from "./spawn";
 
 // What the rounds view shows for one branch's fix-forward loop: each rejection and the fix run
