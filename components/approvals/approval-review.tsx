@@ -10,6 +10,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import type { Presented } from "@/server/domain/approvals/presented";
 import { ApprovalActions } from "./approval-actions";
+import { LabelChangeView } from "./label-change";
 import { statusTone } from "./approvals-queue";
 import { useApprovalStream } from "./use-approval-stream";
 
@@ -110,13 +111,20 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
         {proof.data ? <ProofTree decision={proof.data.decision} /> : a.policyDecisionId ? <p className="text-sm">Loading the proof…</p> : <p className="text-sm">No stored decision: the gate failed closed.</p>}
       </section>
 
-      <section aria-label="Artifact" className="space-y-2">
-        <h2 className="font-medium">Artifact</h2>
-        <p className="font-mono text-xs break-all" data-testid="artifact-digest">
-          {a.artifact?.name} {a.artifactDigest}
-        </p>
-        {a.artifact?.content ? <DiffView patch={a.artifact.content} /> : p.message ? <pre className="text-sm whitespace-pre-wrap">{p.message}</pre> : <p className="text-sm">No artifact.</p>}
-      </section>
+      {a.action === "set_labels" ? (
+        <section aria-label="Label change" className="space-y-2">
+          <h2 className="font-medium">Label change</h2>
+          <LabelChangeView presented={a.presented} fallbackPrNumber={a.targetPrNumber} />
+        </section>
+      ) : (
+        <section aria-label="Artifact" className="space-y-2">
+          <h2 className="font-medium">Artifact</h2>
+          <p className="font-mono text-xs break-all" data-testid="artifact-digest">
+            {a.artifact?.name} {a.artifactDigest}
+          </p>
+          {a.artifact?.content ? <DiffView patch={a.artifact.content} /> : p.message ? <pre className="text-sm whitespace-pre-wrap">{p.message}</pre> : <p className="text-sm">No artifact.</p>}
+        </section>
+      )}
 
       <section aria-label="Agent" className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800">
         <dl className="grid gap-3 sm:grid-cols-2">

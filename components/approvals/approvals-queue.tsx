@@ -11,7 +11,7 @@ import { useApprovalStream } from "./use-approval-stream";
 // action, stack, age). Live over SSE, so a request appears and leaves without a reload; polls
 // only while the stream is reconnecting.
 
-export const approvalActions = ["push_commits", "update_pr_branch", "open_pr", "comment", "review", "approve_review", "rerun_workflow", "publish_release", "privileged_capability"] as const;
+export const approvalActions = ["push_commits", "update_pr_branch", "open_pr", "comment", "review", "approve_review", "rerun_workflow", "publish_release", "privileged_capability", "set_labels"] as const;
 type Action = (typeof approvalActions)[number];
 const ages = [
   { label: "any age", value: undefined },

@@ -8,6 +8,7 @@ import { plainTerminalText } from "@/components/transcript/ansi";
 import { Empty, Field, Names, Section } from "./section";
 import type { RunDetailView } from "./types";
 import { ApprovalActions } from "@/components/approvals/approval-actions";
+import { LabelChangeSummary } from "@/components/approvals/label-change";
 
 // The right pane: how the run executed and what it may touch. Attempts and
 // their timing, runner pod/job, service accounts and native RBAC, the admission
@@ -183,6 +184,11 @@ export function DetailsPane({ run }: { run: RunDetailView }) {
                   {a.decidedBy && ` · ${a.status} by ${a.decidedBy.name}`}
                   {a.reason && ` · ${plainTerminalText(a.reason)}`}
                 </p>
+                {a.action === "set_labels" && (
+                  <p className="text-xs">
+                    <LabelChangeSummary presented={a.presented} />
+                  </p>
+                )}
                 {a.status === "pending" && (
                   <div className="mt-1">
                     <ApprovalActions size="sm" approvalId={a.id} artifactDigest={a.artifactDigest} headSha={a.targetHeadSha} disabledReason={run.controls.approve.reason} detail={run.controls.approve.detail} />

@@ -66,6 +66,15 @@ export function FixLoopSection({ runId }: { runId: string }) {
               <Badge tone="warning">Escalated</Badge> to a person; no fix run starts until a maintainer re-opens it.
             </p>
             {l.escalationDigest && <pre className="max-h-72 overflow-auto text-xs whitespace-pre-wrap">{l.escalationDigest}</pre>}
+            {l.pullRequest && l.labelFlip && (
+              <p className="text-sm" data-testid="fix-loop-label-flip">
+                Labels on #{l.pullRequest.number}: {l.pullRequest.labels.join(", ") || "none"}. Flip
+                {l.labelFlip.change && ` (add ${l.labelFlip.change.add.join(", ") || "none"}; remove ${l.labelFlip.change.remove.join(", ") || "none"})`}: <Badge tone={l.labelFlip.status === "pending" ? "warning" : "neutral"}>{l.labelFlip.status}</Badge>{" "}
+                <Link className="text-indigo-700 underline dark:text-indigo-400" href={`/approvals/${l.labelFlip.approvalId}`}>
+                  Review
+                </Link>
+              </p>
+            )}
             <Button size="sm" disabled={reopen.isPending} onClick={() => reopen.mutate({ repositoryId: l.repository.id, branch: l.branch })}>
               {reopen.isPending ? "Re-opening…" : "Re-open for agents"}
             </Button>

@@ -4,8 +4,11 @@ import { expect, signIn, test } from "../fixtures";
 
 // The fix-forward loop on the local forge, with a real worker, as a maintainer drives it (an
 // admin first sets its bound and label names in the repository settings form): a rejected
-// patch starts a fix run that carries the reason; its approved patch turns the check green. Then a branch whose fixes keep being rejected stops at the bound and shows the
-// escalation digest, and a maintainer re-opens it for agents.
+// patch starts a fix run that carries the reason; its approved patch turns the check green. Then
+// a pull request whose fixes keep being rejected stops at the bound and shows the escalation
+// digest; its label flip waits at the change gate, the maintainer approves it on the approval
+// screen (which shows the labels added and removed) and the local forge's PR flips; re-opening
+// for agents flips it back.
 
 type Db = Awaited<ReturnType<typeof loopDb>>;
 let db: Db;
@@ -28,7 +31,7 @@ async function pendingPatchRun(where: string, params: unknown[]): Promise<string
       async () => {
         const { rows } = await db.query<{ id: string }>(
           `SELECT r."id" FROM "AgentDispatchRun" r JOIN "ApprovalRequest" a ON a."runId" = r."id"
-            WHERE r."status" = 'awaiting_approval' AND a."status" = 'pending' AND a."action" = 'push_commits' AND ${where}
+            WHERE r."status" = 'awaiting_approval' AND a."status" = 'pending' AND a."action" IN ('push_commits', 'update_pr_branch') AND ${where}
             ORDER BY r."createdAt" LIMIT 1`,
           params,
         );
@@ -110,11 +113,11 @@ test("a rejected patch starts a fix run carrying the reason; its approved patch 
   await expect(page.getByText("Succeeded").first()).toBeVisible();
 });
 
-test("a branch whose fixes keep being rejected stops at the bound and shows the escalation digest", async ({ page, baseURL }) => {
+test("a pull request whose fixes keep being rejected stops at the bound, shows the escalation digest and flips its labels once approved", async ({ page, baseURL }) => {
   test.setTimeout(300_000);
   await signIn(page, baseURL!, "user_maintainer");
-  const { rows: demoRows } = await db.query<{ id: string }>(
-    `SELECT r."id" FROM "AgentDispatchRun" r JOIN "ApprovalRequest" a ON a."runId" = r."id" WHERE a."reason" = $1`,
+  const { rows: demoRows } = await db.query<{ id: string; repositoryId: string; headSha: string }>(
+    `SELECT r."id", r."repositoryId", r."headSha" FROM "AgentDispatchRun" r JOIN "ApprovalRequest" a ON a."runId" = r."id" WHERE a."reason" = $1`,
     [R1],
   );
   const demo = demoRows[0]!.id;
@@ -122,6 +125,16 @@ test("a branch whose fixes keep being rejected stops at the bound and shows the 
   await page.goto(`/runs/${demo}`);
   await page.getByRole("button", { name: "Retry" }).click();
   await pendingPatchRun(`r."id" = $1`, [demo]);
+  // From here the demo run works on a pull request of the local forge (whose PRs are Airlock's
+  // records), labelled ready for agents: its fix runs push to it and the escalation flips its labels.
+  const { rows: prRows } = await db.query<{ id: string }>(
+    `INSERT INTO "PullRequest" ("id", "repositoryId", "number", "title", "author", "headRef", "headSha", "baseRef", "labels", "updatedAt")
+      VALUES ('pr_e2e_fix_loop', $1, 1, 'Invoice totals', 'alex', 'main', $2, 'main', ARRAY['ready-for-agent', 'invoices'], now()) RETURNING "id"`,
+    [demoRows[0]!.repositoryId, demoRows[0]!.headSha],
+  );
+  const prId = prRows[0]!.id;
+  await db.query(`UPDATE "AgentDispatchRun" SET "pullRequestId" = $1 WHERE "id" = $2`, [prId, demo]);
+  const prLabels = async () => (await db.query<{ labels: string[] }>(`SELECT "labels" FROM "PullRequest" WHERE "id" = $1`, [prId])).rows[0]?.labels;
   await rejectOnRunPage(page, demo, R2);
 
   // The second (last) fix run: rejected again, the loop escalates instead of a third.
@@ -142,10 +155,34 @@ test("a branch whose fixes keep being rejected stops at the bound and shows the 
   const { rows: fixRuns } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "FixSpawnIntent" WHERE "kind" = 'fix'`);
   expect(fixRuns[0]?.n).toBe(2);
 
-  // Only a person brings it back: re-open for agents (audited), the bound starts again.
+  // The label flip waits at the change gate: the forge (the PR record) has not changed.
+  const { rows: flips } = await db.query<{ id: string }>(`SELECT "id" FROM "ApprovalRequest" WHERE "action" = 'set_labels' AND "status" = 'pending' AND "targetPrNumber" = 1`);
+  expect(flips).toHaveLength(1);
+  expect(await prLabels()).toEqual(["ready-for-agent", "invoices"]);
+  const flipLine = loop.getByTestId("fix-loop-label-flip");
+  await expect(flipLine).toContainText("Labels on #1: ready-for-agent, invoices. Flip (add needs-a-person; remove ready-for-agent): pending");
+  await flipLine.getByRole("link", { name: "Review" }).click();
+  await expect(page).toHaveURL(new RegExp(`/approvals/${flips[0]!.id}$`));
+  const change = page.getByRole("region", { name: "Label change" });
+  await expect(change.getByTestId("labels-added")).toHaveText("needs-a-person");
+  await expect(change.getByTestId("labels-removed")).toHaveText("ready-for-agent");
+  await expect(change.getByText("#1", { exact: true })).toBeVisible();
+  await page.getByRole("region", { name: "Requested action" }).getByRole("button", { name: "Approve" }).click();
+  const writeBack = page.getByRole("region", { name: "Write-back" });
+  await expect(writeBack.getByText("succeeded")).toBeVisible({ timeout: 60_000 });
+  await expect(writeBack.getByText("#1: invoices, needs-a-person")).toBeVisible();
+  expect(await prLabels()).toEqual(["invoices", "needs-a-person"]);
+
+  // Only a person brings it back: re-open for agents (audited), the bound starts again, and the
+  // labels flip back as that maintainer's own write-back.
+  await page.goto(`/runs/${secondFix}`);
+  await expect(flipLine).toContainText("Labels on #1: invoices, needs-a-person. Flip (add needs-a-person; remove ready-for-agent): executed");
   await escalation.getByRole("button", { name: "Re-open for agents" }).click();
   await expect(loop.getByText("Re-opened for agents by maintainer@airlock.local")).toBeVisible();
   await expect(loop.getByTestId("fix-loop-attempts")).toHaveText("0 of 2");
   const { rows: audit } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "AuditEntry" WHERE "action" = 'fixloop.reopen'`);
   expect(audit[0]?.n).toBe(1);
+  await expect.poll(prLabels, { timeout: 60_000 }).toEqual(["invoices", "ready-for-agent"]);
+  const { rows: back } = await db.query<{ approvedBy: string; outcome: string }>(`SELECT "approvedBy", "outcome" FROM "WriteBack" WHERE "kind" = 'set_labels' AND "approvalId" IS NULL`);
+  expect(back).toEqual([{ approvedBy: "maintainer@airlock.local", outcome: "succeeded" }]);
 });

@@ -30,8 +30,6 @@ export const jobs = {
   "fixloop.launch": z.object({ intentId: z.string().min(1) }),
   /** Escalate a fix-forward loop at its bound to a person (bounded tries). */
   "fixloop.escalate": z.object({ intentId: z.string().min(1) }),
-  /** Flip a PR's ready-for-agent / ready-for-human labels on its forge (idempotent). */
-  "fixloop.labels": z.object({ pullRequestId: z.string().min(1), add: z.array(z.string().min(1)).max(10), remove: z.array(z.string().min(1)).max(10) }),
   /** A fix run's patch was pushed: ask the rejecting reviewer (or the local PR) for review again. */
   "fixloop.review": z.object({ intentId: z.string().min(1) }),
   /** POST one notification to the configured webhook; bounded, idempotent once delivered. */

@@ -2,11 +2,10 @@ import type { Db, Prisma, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
 import { repositoryRole, roleAtLeast } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
-import { enqueue } from "@/server/queue/enqueue";
 import { type AuditActor, recordAudit } from "../audit";
 import { appendRunEvents } from "../events/append";
 import { fixForwardOnApprovalRejection } from "../fixloop/triggers";
-import { newIdempotencyKey } from "./request-write-back";
+import { createPendingWriteBack } from "./request-write-back";
 import { settleRun } from "./settle-run";
 
 // The rules of the gate. Each decision runs in one transaction holding the approval's row lock,
@@ -158,33 +157,26 @@ export async function approveWriteBack(opts: {
     }
 
     await tx.approvalRequest.update({ where: { id: approval.id }, data: { status: "approved", decidedById: actor.id, decidedAt: now } });
-    const presented = (approval.presented ?? {}) as { message?: string | null; target?: object };
-    const writeBack = await tx.writeBack.create({
-      data: {
-        approvalId: approval.id,
-        runId: run.id,
-        attemptId: approval.artifact?.attemptId ?? null,
-        kind: approval.action,
-        actor: run.actor,
-        approvedBy: actor.email,
-        triggerRuleId: run.triggerRuleId,
-        stackDigest: run.stackDigest,
-        contextDigest: run.contextDigest,
-        promptHash: run.promptHash,
-        artifactDigest: approval.artifactDigest,
-        target: {
-          repository: run.repository.fullName,
-          branch: approval.targetBranch,
-          prNumber: approval.targetPrNumber,
-          check: approval.targetCheck,
-          headSha: approval.targetHeadSha,
-          message: presented.message ?? null,
-        },
-        idempotencyKey: newIdempotencyKey(),
-        createdAt: now,
+    const presented = (approval.presented ?? {}) as { message?: string | null; labels?: unknown; target?: object };
+    const writeBack = await createPendingWriteBack(tx, {
+      run,
+      kind: approval.action,
+      approvalId: approval.id,
+      attemptId: approval.artifact?.attemptId ?? null,
+      approvedBy: actor.email,
+      artifactDigest: approval.artifactDigest,
+      target: {
+        repository: run.repository.fullName,
+        branch: approval.targetBranch,
+        prNumber: approval.targetPrNumber,
+        check: approval.targetCheck,
+        headSha: approval.targetHeadSha,
+        message: presented.message ?? null,
+        // The label change the approver was shown is the one executed.
+        ...(approval.action === "set_labels" ? { labels: presented.labels ?? null } : {}),
       },
+      now,
     });
-    await enqueue(tx, "writeback.execute", { approvalId: approval.id }, { jobKey: `writeback:${approval.id}` });
     await appendRunEvents({ db: tx, runId: run.id, events: [{ type: "log", payload: { stream: "system", text: `${actor.email} approved ${approval.action.replaceAll("_", " ")} (${approval.id}); executing write-back ${writeBack.id}` } }] });
     await recordAudit(tx, {
       actor: auditActor(actor),

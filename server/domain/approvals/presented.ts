@@ -1,10 +1,12 @@
 import type { Prisma, Tx } from "@/server/db";
 import type { WriteBackKind } from "@/server/db/generated/enums";
 import { type StoredAdmission, stackSpecOf } from "../runs/admit-attempt";
+import type { LabelChange } from "./schemas";
 
 // What the approver sees, frozen when the request is made: the assembled prompt, context labels,
 // the stack with its tools/MCP/skills/subagents, runner pool, runtime and runner service accounts,
-// the Secret/ConfigMap access, the action and its target, the artifact and its digest, and why.
+// the Secret/ConfigMap access, the action and its target, the artifact and its digest (or, for a
+// label flip, the labels added and removed), and why.
 
 export type WriteBackTargetInput = { branch?: string; prNumber?: number; check?: string; headSha?: string };
 
@@ -39,6 +41,8 @@ export async function buildPresented(
     target: WriteBackTargetInput;
     artifact: { id: string; kind: string; name: string; digest: string; sizeBytes: number } | null;
     message: string | null;
+    /** set_labels: what the approver lets change on the PR (read back by presentedLabelChange). */
+    labels?: LabelChange | null;
     reason: string;
     exception: string | null;
   },
@@ -73,6 +77,7 @@ export async function buildPresented(
     target: { repository: run.repository.fullName, ...opts.target },
     artifact: opts.artifact,
     message: opts.message,
+    labels: opts.labels ?? null,
     reason: opts.reason,
     exception: opts.exception,
   };

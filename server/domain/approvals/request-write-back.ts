@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Db, Prisma } from "@/server/db";
+import type { Db, Prisma, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
 import type { WriteBackKind } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
@@ -10,6 +10,7 @@ import { factsFrom, PolicyFactError } from "../policy/facts";
 import { stackSpecOf } from "../runs/admit-attempt";
 import { enqueue } from "@/server/queue/enqueue";
 import { buildPresented, type WriteBackTargetInput } from "./presented";
+import { type LabelChange, zLabelChange } from "./schemas";
 
 // The one way a write-back is asked for. The change gate (decide(), policy change_gate) is asked
 // with the repository's exceptions and bot-comment setting; refused facts fail closed (approval
@@ -21,6 +22,64 @@ export const defaultApprovalTtlMs = 7 * 24 * 3600 * 1000;
 
 export const newIdempotencyKey = () => `wb_${randomUUID().replaceAll("-", "")}`;
 
+/** The run fields a WriteBack records as its provenance. */
+export type WriteBackProvenance = { id: string; actor: string; triggerRuleId: string | null; stackDigest: string; contextDigest: string; promptHash: string };
+
+/**
+ * The WriteBack row (outcome pending, its own idempotency key) and its queued execution, in the
+ * caller's transaction: written when the gate exempts a write-back, when a person approves one, or
+ * when a person's own action is the write-back (re-open for agents). Label flips of one PR run in
+ * one queue, so an escalation's flip and a later re-open's flip reach the forge in order.
+ */
+export async function createPendingWriteBack(
+  tx: Tx,
+  opts: {
+    run: WriteBackProvenance;
+    kind: WriteBackKind;
+    approvalId?: string | null;
+    attemptId?: string | null;
+    approvedBy: string | null;
+    artifactDigest?: string | null;
+    target: Record<string, unknown> & { repository: string; prNumber?: number | null };
+    now: Date;
+  },
+) {
+  const wb = await tx.writeBack.create({
+    data: {
+      approvalId: opts.approvalId ?? null,
+      runId: opts.run.id,
+      attemptId: opts.attemptId ?? null,
+      kind: opts.kind,
+      actor: opts.run.actor,
+      approvedBy: opts.approvedBy,
+      triggerRuleId: opts.run.triggerRuleId,
+      stackDigest: opts.run.stackDigest,
+      contextDigest: opts.run.contextDigest,
+      promptHash: opts.run.promptHash,
+      artifactDigest: opts.artifactDigest ?? null,
+      target: opts.target as Prisma.InputJsonValue,
+      idempotencyKey: newIdempotencyKey(),
+      createdAt: opts.now,
+    },
+  });
+  const queueName = opts.kind === "set_labels" && opts.target.prNumber ? `labels:${opts.target.repository}#${opts.target.prNumber}` : undefined;
+  if (opts.approvalId) await enqueue(tx, "writeback.execute", { approvalId: opts.approvalId }, { jobKey: `writeback:${opts.approvalId}`, queueName });
+  else await enqueue(tx, "writeback.execute", { writeBackId: wb.id }, { jobKey: `writeback:${wb.id}`, queueName });
+  return wb;
+}
+
+/** A set_labels request carries a valid label change and a PR; no other kind carries labels. */
+function labelsOf(opts: { action: WriteBackKind; target: WriteBackTargetInput; labels?: LabelChange | null }): LabelChange | null {
+  if (opts.action !== "set_labels") {
+    if (opts.labels) throw new AppError("BAD_REQUEST", `A ${opts.action.replaceAll("_", " ")} write-back carries no label change.`, { reason: "invalid_write_back" });
+    return null;
+  }
+  const parsed = zLabelChange.safeParse(opts.labels);
+  if (!parsed.success) throw new AppError("BAD_REQUEST", `A label write-back needs a valid label change: ${parsed.error.issues.map((i) => i.message).join("; ")}`, { reason: "invalid_write_back" });
+  if (!opts.target.prNumber) throw new AppError("BAD_REQUEST", "A label write-back names its pull request.", { reason: "invalid_write_back" });
+  return parsed.data;
+}
+
 export type RequestWriteBackOptions = {
   db: Db;
   runId: string;
@@ -30,6 +89,8 @@ export type RequestWriteBackOptions = {
   attemptId?: string | null;
   /** Comment/review body, or the commit message. */
   message?: string | null;
+  /** set_labels: the labels added to and removed from the target PR. */
+  labels?: LabelChange | null;
   /** A comment carrying the run's diagnosis (bot comments may skip approval). */
   isDiagnosisComment?: boolean;
   ttlMs?: number;
@@ -42,6 +103,7 @@ export type RequestWriteBackResult =
 
 export function requestWriteBack(opts: RequestWriteBackOptions): Promise<RequestWriteBackResult> {
   const now = opts.now ?? new Date();
+  const labels = labelsOf(opts);
   return transaction(opts.db, "requestWriteBack", async (tx) => {
     const run = await tx.agentDispatchRun.findUnique({
       where: { id: opts.runId },
@@ -83,24 +145,17 @@ export function requestWriteBack(opts: RequestWriteBackOptions): Promise<Request
     const exception = !required ? `${opts.isDiagnosisComment && run.repository.botCommentsAllowed ? "bot comments allowed" : `repository exception for ${opts.action.replaceAll("_", " ")}`} (rule ${ruleName ?? "default"})` : null;
     const target = { repository: run.repository.fullName, ...opts.target };
     const requestedEvent = { type: "write_back_requested" as const, payload: { action: opts.action, target: opts.target, ...(artifact ? { artifactDigest: artifact.digest } : {}) } };
+    const labelsField = labels ? { labels } : {};
 
     if (!required && policyDecisionId) {
-      const wb = await tx.writeBack.create({
-        data: {
-          runId: run.id,
-          attemptId: artifact?.attemptId ?? opts.attemptId ?? null,
-          kind: opts.action,
-          actor: run.actor,
-          approvedBy: null,
-          triggerRuleId: run.triggerRuleId,
-          stackDigest: run.stackDigest,
-          contextDigest: run.contextDigest,
-          promptHash: run.promptHash,
-          artifactDigest: artifact?.digest ?? null,
-          target: { ...target, message: opts.message ?? null, exception, policyDecisionId } as Prisma.InputJsonValue,
-          idempotencyKey: newIdempotencyKey(),
-          createdAt: now,
-        },
+      const wb = await createPendingWriteBack(tx, {
+        run,
+        kind: opts.action,
+        attemptId: artifact?.attemptId ?? opts.attemptId ?? null,
+        approvedBy: null,
+        artifactDigest: artifact?.digest ?? null,
+        target: { ...target, message: opts.message ?? null, exception, policyDecisionId, ...labelsField },
+        now,
       });
       await appendRunEvents({ db: tx, runId: run.id, attemptId: opts.attemptId ?? undefined, events: [requestedEvent] });
       await recordAudit(tx, {
@@ -111,11 +166,10 @@ export function requestWriteBack(opts: RequestWriteBackOptions): Promise<Request
         repositoryId: run.repository.id,
         detail: { runId: run.id, action: opts.action, policyDecisionId, rule: ruleName, exception },
       });
-      await enqueue(tx, "writeback.execute", { writeBackId: wb.id }, { jobKey: `writeback:${wb.id}` });
       return { kind: "direct", writeBackId: wb.id, policyDecisionId, reason };
     }
 
-    const presented = await buildPresented(tx, { run, action: opts.action, target: opts.target, artifact: artifact && { id: artifact.id, kind: artifact.kind, name: artifact.name, digest: artifact.digest, sizeBytes: artifact.sizeBytes }, message: opts.message ?? null, reason, exception: null });
+    const presented = await buildPresented(tx, { run, action: opts.action, target: opts.target, artifact: artifact && { id: artifact.id, kind: artifact.kind, name: artifact.name, digest: artifact.digest, sizeBytes: artifact.sizeBytes }, message: opts.message ?? null, labels, reason, exception: null });
     const expiresAt = new Date(now.getTime() + (opts.ttlMs ?? defaultApprovalTtlMs));
     const approval = await tx.approvalRequest.create({
       data: {

@@ -46,6 +46,7 @@ export const zWriteBackKind = z.enum([
   "rerun_workflow",
   "publish_release",
   "privileged_capability",
+  "set_labels",
 ]);
 export const zTrustTier = z.enum(["trusted", "untrusted"]);
 

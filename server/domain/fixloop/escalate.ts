@@ -3,23 +3,32 @@ import { transaction } from "@/server/db";
 import type { NotifyInput, NotifyResult } from "@/server/domain/notifications/notify";
 import { requestWriteBack } from "../approvals/request-write-back";
 import { appendRunEvents } from "../events/append";
-import { enqueueLabelFlip, flippedLabels } from "./labels";
+import { escalationFlip } from "./labels";
 import { fixLoopLockKey, intendEscalation, maxEscalationTries } from "./spawn";
 import { advisoryLock } from "../ingest/evaluate/locks";
 
 // "fixloop.escalate": the loop hands the branch to a person, once. In one transaction: the
-// loop's state becomes escalated (from then on no fix run starts), the PR's labels flip
-// (`agentReadyLabel` -> `humanReadyLabel`: Airlock's copy here, the forge's by the
-// "fixloop.labels" job this enqueues), the round digest is posted as a comment write-back
-// through the change gate (held for approval unless the gate exempts it, like any write-back),
-// and a notification is recorded. A try that throws is marked failed and the next try is
+// loop's state becomes escalated (from then on no fix run starts), the PR's label flip
+// (`agentReadyLabel` -> `humanReadyLabel`) and the round digest comment are asked for as
+// write-backs through the change gate (each held for approval unless the gate exempts it, like
+// any write-back), and a notification is recorded. Airlock's copy of the PR's labels is not
+// flipped here: it shows what the forge has until the set_labels write-back executes; the
+// pending flip is shown on its approval. A try that throws is marked failed and the next try is
 // intended, up to `maxEscalationTries`; then the loop stops and logs an error.
 
 /** The notifications contract (server/domain/notifications/notify.ts), injected by the task. */
 export type Notify = (db: Tx, input: NotifyInput & { kind: "fix_loop_escalated" }) => Promise<NotifyResult>;
 
 export type EscalateResult =
-  | { kind: "escalated"; digest: string; approvalId: string | null; writeBackId: string | null }
+  | {
+      kind: "escalated";
+      digest: string;
+      /** The digest comment: its approval, or its write-back when exempt. */
+      approvalId: string | null;
+      writeBackId: string | null;
+      /** The label flip (absent without a PR): its approval, or its write-back when exempt. */
+      labels: { approvalId: string | null; writeBackId: string | null } | null;
+    }
   | { kind: "skipped"; reason: string }
   | { kind: "failed"; error: string; retried: boolean };
 
@@ -134,11 +143,12 @@ export async function escalateFixLoop(opts: { db: Db; intentId: string; notify: 
         create: { repositoryId: intent.repositoryId, branch: intent.branch, pullRequestId: intent.pullRequestId, escalatedAt: now, escalationDigest: digest },
         update: { escalatedAt: now, escalationDigest: digest, pullRequestId: intent.pullRequestId ?? state?.pullRequestId ?? null },
       });
+      let labels: { approvalId: string | null; writeBackId: string | null } | null = null;
       if (pr) {
-        const flip = { add: [repo.humanReadyLabel], remove: [repo.agentReadyLabel] };
-        await tx.pullRequest.update({ where: { id: pr.id }, data: { labels: flippedLabels(pr.labels, flip), escalatedAt: now } });
-        // The forge's copy flips once this commits (a job: no forge call inside the transaction).
-        await enqueueLabelFlip(tx, { pullRequestId: pr.id, ...flip });
+        await tx.pullRequest.update({ where: { id: pr.id }, data: { escalatedAt: now } });
+        // The flip goes through the change gate like any write-back; its execution (after commit) calls the forge.
+        const flip = await requestWriteBack({ db: tx, runId: author.id, action: "set_labels", target: { branch: intent.branch, prNumber: pr.number }, labels: escalationFlip(repo), now });
+        labels = flip.kind === "approval" ? { approvalId: flip.approvalId, writeBackId: null } : { approvalId: null, writeBackId: flip.writeBackId };
       }
       // The digest goes through the change gate like any write-back (held for approval unless exempt).
       const requested = await requestWriteBack({
@@ -167,7 +177,7 @@ export async function escalateFixLoop(opts: { db: Db; intentId: string; notify: 
         dedupeKey: `fix_loop_escalated:${repo.id}:${intent.branch}:${state?.resetAt?.getTime() ?? 0}`,
       });
       await opts.hooks?.beforeCommit?.();
-      return { kind: "escalated", digest, ...posted } as const;
+      return { kind: "escalated", digest, ...posted, labels } as const;
     });
   } catch (err) {
     const error = errorText(err);

@@ -163,7 +163,7 @@ describe("the attempt bound and escalation", () => {
     expect((await intents(repo.id, "escalate")).map((x) => x.outcome)).toEqual(["failed", "failed", "failed"]);
     expect(log).toHaveBeenCalledTimes(1);
     expect(log.mock.calls[0]![0]).toMatch(/^error: escalation of agent\/fix-sum .* gave up after 3 tries; last error: .*forge unreachable$/);
-    // Rolled back each time: no escalation, no comment.
+    // Rolled back each time: no escalation, no comment, no label flip.
     expect(await db.fixLoopState.count({ where: { repositoryId: repo.id, escalatedAt: { not: null } } })).toBe(0);
     expect(await db.approvalRequest.count({ where: { runId: author.id } })).toBe(0);
     // A further rejection does not start a fourth try.
@@ -171,7 +171,7 @@ describe("the attempt bound and escalation", () => {
     expect(await intents(repo.id, "escalate")).toHaveLength(3);
   });
 
-  it("after escalation no fix run starts; re-open for agents (maintainer, audited) resets the bound and flips the labels back", async () => {
+  it("after escalation no fix run starts; re-open for agents (maintainer, audited) resets the bound and asks for the labels back", async () => {
     const maintainer = await createUser();
     const viewer = await createUser();
     const { repo, pr } = await createEngagedPullRequest();
@@ -181,7 +181,10 @@ describe("the attempt bound and escalation", () => {
     await deliver(db, changesRequested(repo.fullName, 7, "round one"));
     const [escalation] = await intents(repo.id, "escalate");
     expect((await escalateFixLoop({ db, intentId: escalation!.id, notify: async () => ({ id: "n", created: true }) })).kind).toBe("escalated");
-    expect((await db.pullRequest.findUniqueOrThrow({ where: { id: pr.id } })).labels).toEqual(["bug", "ready-for-human"]);
+    // The flip waits at the gate: Airlock's copy shows the forge's labels until it executes.
+    expect((await db.pullRequest.findUniqueOrThrow({ where: { id: pr.id } })).labels).toEqual(["ready-for-agent", "bug"]);
+    const flip = await db.approvalRequest.findFirstOrThrow({ where: { action: "set_labels", run: { repositoryId: repo.id } } });
+    expect(flip).toMatchObject({ status: "pending", targetPrNumber: 7, presented: expect.objectContaining({ labels: { add: ["ready-for-human"], remove: ["ready-for-agent"] } }) });
 
     const quiet = await deliver(db, changesRequested(repo.fullName, 7, "round two"));
     expect(quiet.detail).toContain("was escalated to a person");
@@ -191,7 +194,13 @@ describe("the attempt bound and escalation", () => {
     await db.repository.update({ where: { id: repo.id }, data: { maxFixAttempts: 1 } });
     await callerFor(maintainer).fixLoops.reopen({ repositoryId: repo.id, branch: "agent/fix-sum" });
     await expect(callerFor(maintainer).fixLoops.reopen({ repositoryId: repo.id, branch: "agent/fix-sum" })).rejects.toMatchObject({ code: "CONFLICT" });
-    expect((await db.pullRequest.findUniqueOrThrow({ where: { id: pr.id } })).labels).toEqual(["bug", "ready-for-agent"]);
+    // The pending flip is withdrawn; the flip back is the maintainer's own write-back.
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: flip.id } })).toMatchObject({ status: "expired" });
+    expect(await db.writeBack.findFirstOrThrow({ where: { kind: "set_labels", run: { repositoryId: repo.id } } })).toMatchObject({
+      approvedBy: maintainer.email,
+      outcome: "pending",
+      target: expect.objectContaining({ prNumber: 7, labels: { add: ["ready-for-agent"], remove: ["ready-for-human"] } }),
+    });
     expect(await db.auditEntry.count({ where: { repositoryId: repo.id, action: "fixloop.reopen", actorUserId: maintainer.id } })).toBe(1);
 
     await deliver(db, changesRequested(repo.fullName, 7, "round three"));

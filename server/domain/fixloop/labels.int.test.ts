@@ -1,23 +1,25 @@
-// The escalation's label flip reaches the forge: the escalation (and "re-open for agents") flips
-// Airlock's copy in its transaction and enqueues "fixloop.labels"; that job, run from the queued
-// payload, flips the labels on GitHub (the fake GitHub, GitHub's shapes) or on the local forge's
-// PR record, and a retried job changes nothing twice.
+// The escalation's label flip is a write-back like any other: the escalation asks the change gate
+// for a set_labels write-back (held for approval unless exempt), Airlock's copy of the PR keeps
+// showing the forge's labels until it executes, approving it flips the labels on the forge (the
+// fake GitHub in GitHub's shapes, or the local forge's PR record) and stores the forge's answer,
+// a retried execution changes nothing twice, a rejected flip changes nothing, and "re-open for
+// agents" flips back as the maintainer's own recorded write-back.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 process.env.GITHUB_WEBHOOK_SECRET = "webhook-secret-for-label-tests";
 
 const { getDb } = await import("@/server/db");
-const { createRepository, createUser } = await import("@/server/testing/factories");
+const { callerFor, createRepository, createUser } = await import("@/server/testing/factories");
 const { createPullRequest, sha } = await import("../ingest/fixtures/world");
 const { reviewSubmitted } = await import("../ingest/fixtures/deliveries");
 const { deliver } = await import("../ingest/fixtures/harness");
 const { createExecRun, createStack, scriptedSpec } = await import("@/server/queue/testing/fixtures");
 const { forgeResolver } = await import("../writebacks/forges");
+const { executeWriteBack } = await import("../writebacks/execute");
 const { startFakeGithub } = await import("@/server/forges/github/testing/fake-github");
-const { jobs } = await import("@/server/queue/jobs");
 const { escalateFixLoop } = await import("./escalate");
 const { reopenForAgents } = await import("./reopen");
-const { flipLabelsOnForge } = await import("./labels");
+const { getFixLoop } = await import("./presenter");
 
 const db = getDb();
 let gh: Awaited<ReturnType<typeof startFakeGithub>>;
@@ -27,22 +29,27 @@ beforeAll(async () => {
 afterAll(() => gh.close());
 
 const forgeFor = () => forgeResolver(db, { dataDir: "/nonexistent/airlock-labels-test", ciTimeoutMs: 1000, githubToken: gh.token, githubApiUrl: gh.url });
+const labelsOf = async (id: string) => (await db.pullRequest.findUniqueOrThrow({ where: { id } })).labels;
 
-/** The queued "fixloop.labels" payloads for a PR, oldest first. */
-async function labelJobs(pullRequestId: string) {
-  const rows = await db.$queryRaw<{ payload: unknown; queue: string | null }[]>`
-    SELECT j.payload, q.queue_name AS queue FROM graphile_worker._private_jobs j
-    JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+/** The queued write-back executions of one approval or write-back, with their queue. */
+async function executions(key: string) {
+  return db.$queryRaw<{ queue: string | null }[]>`
+    SELECT q.queue_name AS queue FROM graphile_worker._private_jobs j
     LEFT JOIN graphile_worker._private_job_queues q ON q.id = j.job_queue_id
-    WHERE t.identifier = 'fixloop.labels' AND j.payload->>'pullRequestId' = ${pullRequestId} ORDER BY j.id`;
-  return rows.map((r) => ({ payload: jobs["fixloop.labels"].parse(r.payload), queue: r.queue }));
+    WHERE j.key = ${`writeback:${key}`}`;
 }
 
 let reviewId = 700_000;
-async function escalatedPullRequest(forge: "github" | "local") {
+async function escalatedPullRequest(forge: "github" | "local", opts: { exempt?: boolean; onForge?: (fullName: string) => void } = {}) {
   const repo = await createRepository();
-  await db.repository.update({ where: { id: repo.id }, data: { forge, maxFixAttempts: 0, agentReadyLabel: "agents-go", humanReadyLabel: "humans-now" } });
-  const stack = await createStack(scriptedSpec());
+  await db.repository.update({
+    where: { id: repo.id },
+    data: { forge, maxFixAttempts: 0, agentReadyLabel: "agents-go", humanReadyLabel: "humans-now", ...(opts.exempt ? { writeBackExceptions: ["set_labels"] } : {}) },
+  });
+  opts.onForge?.(repo.fullName);
+  const maintainer = await createUser();
+  await db.membership.create({ data: { userId: maintainer.id, repositoryId: repo.id, role: "maintainer" } });
+  const stack = await createStack(scriptedSpec(opts.exempt ? { approvalMode: "exceptions_allowed" } : {}));
   const pr = await createPullRequest(db, { repositoryId: repo.id, number: 7, headSha: sha("pr-7"), headRef: "agent/fix" });
   await db.pullRequest.update({ where: { id: pr.id }, data: { labels: ["agents-go", "bug"] } });
   const author = await createExecRun({ repositoryId: repo.id, stack, sha: sha("pr-7") });
@@ -65,61 +72,131 @@ async function escalatedPullRequest(forge: "github" | "local") {
   await deliver(db, review);
   const escalation = await db.fixSpawnIntent.findFirstOrThrow({ where: { repositoryId: repo.id, kind: "escalate" } });
   const done = await escalateFixLoop({ db, intentId: escalation.id, notify: async () => ({ id: "n", created: true }) });
-  expect(done.kind).toBe("escalated");
-  return { repo, pr };
+  if (done.kind !== "escalated" || !done.labels) throw new Error(`not escalated with a label flip: ${JSON.stringify(done)}`);
+  return { repo, pr, author, maintainer, flip: done.labels };
 }
 
-describe("the escalation's label flip on the forge", () => {
-  it("on GitHub: the queued job flips ready-for-agent to ready-for-human, idempotently, and re-open flips it back", async () => {
-    const { repo, pr } = await escalatedPullRequest("github");
-    gh.createRepository(repo.fullName, { branch: "main", files: { "README.md": "x\n" }, pulls: [7] });
-    gh.setIssueLabels(repo.fullName, 7, ["agents-go", "bug"]);
-    // Airlock's copy flipped with the escalation; GitHub's waits for the job.
-    expect((await db.pullRequest.findUniqueOrThrow({ where: { id: pr.id } })).labels).toEqual(["bug", "humans-now"]);
-    const [job, ...more] = await labelJobs(pr.id);
-    expect(more).toHaveLength(0);
-    expect(job).toEqual({ payload: { pullRequestId: pr.id, add: ["humans-now"], remove: ["agents-go"] }, queue: `fixloop-labels:${pr.id}` });
+describe("the escalation's label flip through the change gate", () => {
+  it("is held for approval; approved, it flips the labels on GitHub once, even when its execution is retried, and re-open flips them back", async () => {
+    const { repo, pr, maintainer, flip } = await escalatedPullRequest("github", {
+      onForge: (fullName) => {
+        gh.createRepository(fullName, { branch: "main", files: { "README.md": "x\n" }, pulls: [7] });
+        gh.setIssueLabels(fullName, 7, ["agents-go", "bug"]);
+      },
+    });
+    // Pending: nothing changed anywhere yet, and Airlock's copy shows the truth.
+    expect(flip.writeBackId).toBeNull();
+    const approval = await db.approvalRequest.findUniqueOrThrow({ where: { id: flip.approvalId! } });
+    expect(approval).toMatchObject({ action: "set_labels", status: "pending", targetPrNumber: 7, targetBranch: "agent/fix", targetHeadSha: null, artifactId: null });
+    expect(approval.presented).toMatchObject({ action: "set_labels", labels: { add: ["humans-now"], remove: ["agents-go"] }, target: { repository: repo.fullName, prNumber: 7 } });
+    expect(await db.policyDecision.findUniqueOrThrow({ where: { id: approval.policyDecisionId! } })).toMatchObject({ ruleName: "stack_requires_approval" });
+    expect(gh.labelsOn(repo.fullName, 7)).toEqual(["agents-go", "bug"]);
+    expect(await labelsOf(pr.id)).toEqual(["agents-go", "bug"]);
+    expect(await db.writeBack.count({ where: { kind: "set_labels", run: { repositoryId: repo.id } } })).toBe(0);
+    // The rounds view shows the truth and the pending flip beside it.
+    expect(await getFixLoop({ db, repositoryId: repo.id, branch: "agent/fix" })).toMatchObject({
+      pullRequest: { number: 7, labels: ["agents-go", "bug"] },
+      labelFlip: { approvalId: approval.id, status: "pending", change: { prNumber: 7, add: ["humans-now"], remove: ["agents-go"] } },
+    });
 
-    // A person adds a label on GitHub before the job runs: GitHub's answer is kept.
+    const { writeBackId } = await callerFor(maintainer).approvals.approve({ approvalId: approval.id, artifactDigest: null, headSha: null });
+    expect(await executions(approval.id)).toEqual([{ queue: `labels:${repo.fullName}#7` }]);
+    // A person labels the PR on GitHub before the execution: GitHub's answer is what Airlock keeps.
     gh.setIssueLabels(repo.fullName, 7, ["agents-go", "bug", "needs-design"]);
-    expect(await flipLabelsOnForge({ db, forgeFor: forgeFor(), flip: job!.payload })).toEqual({ labels: ["bug", "needs-design", "humans-now"] });
+    // The worker dies after the forge call, before the record: the retry asks again and changes nothing twice.
+    await expect(
+      executeWriteBack({
+        db,
+        forgeFor: forgeFor(),
+        approvalId: approval.id,
+        afterForgeCall: () => {
+          throw new Error("worker killed");
+        },
+      }),
+    ).rejects.toThrow("worker killed");
     expect(gh.labelsOn(repo.fullName, 7)).toEqual(["bug", "needs-design", "humans-now"]);
-    // The job retried (its worker died after the call): the absent label's 404 counts as done.
-    await flipLabelsOnForge({ db, forgeFor: forgeFor(), flip: job!.payload });
+    expect(await db.writeBack.findUniqueOrThrow({ where: { id: writeBackId } })).toMatchObject({ outcome: "pending" });
+    const done = await executeWriteBack({ db, forgeFor: forgeFor(), approvalId: approval.id });
+    expect(done).toMatchObject({ writeBackId, outcome: "succeeded", externalRef: "#7: bug, needs-design, humans-now" });
     expect(gh.labelsOn(repo.fullName, 7)).toEqual(["bug", "needs-design", "humans-now"]);
-    expect((await db.pullRequest.findUniqueOrThrow({ where: { id: pr.id } })).labels).toEqual(["bug", "needs-design", "humans-now"]);
+    expect(await labelsOf(pr.id)).toEqual(["bug", "needs-design", "humans-now"]);
+    expect(await executeWriteBack({ db, forgeFor: forgeFor(), approvalId: approval.id })).toMatchObject({ outcome: "already_recorded" });
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approval.id } })).toMatchObject({ status: "executed" });
+    expect(await getFixLoop({ db, repositoryId: repo.id, branch: "agent/fix" })).toMatchObject({ pullRequest: { labels: ["bug", "needs-design", "humans-now"] }, labelFlip: { status: "executed" } });
+    expect(await db.writeBack.findUniqueOrThrow({ where: { id: writeBackId } })).toMatchObject({ kind: "set_labels", approvedBy: maintainer.email, outcome: "succeeded" });
+    const completed = await db.runEvent.findMany({ where: { type: "write_back_completed", runId: approval.runId } });
+    expect(completed.map((e) => e.payload)).toEqual([expect.objectContaining({ writeBackId, action: "set_labels", outcome: "succeeded" })]);
 
-    const maintainer = await createUser();
-    await reopenForAgents({ db, actor: { userId: maintainer.id, label: maintainer.email }, repositoryId: repo.id, branch: "agent/fix" });
-    const back = (await labelJobs(pr.id)).at(-1)!;
-    expect(back).toEqual({ payload: { pullRequestId: pr.id, add: ["agents-go"], remove: ["humans-now"] }, queue: `fixloop-labels:${pr.id}` });
-    await flipLabelsOnForge({ db, forgeFor: forgeFor(), flip: back.payload });
+    // Re-open: the maintainer's own action, recorded as a write-back they approved, no approval request.
+    const reopened = await reopenForAgents({ db, actor: { userId: maintainer.id, label: maintainer.email }, repositoryId: repo.id, branch: "agent/fix" });
+    expect(await db.approvalRequest.count({ where: { action: "set_labels", run: { repositoryId: repo.id } } })).toBe(1);
+    const back = await db.writeBack.findUniqueOrThrow({ where: { id: reopened.labelWriteBackId! } });
+    expect(back).toMatchObject({ kind: "set_labels", approvalId: null, approvedBy: maintainer.email, outcome: "pending", target: expect.objectContaining({ labels: { add: ["agents-go"], remove: ["humans-now"] } }) });
+    expect(await executions(back.id)).toEqual([{ queue: `labels:${repo.fullName}#7` }]);
+    expect(await db.auditEntry.findFirstOrThrow({ where: { action: "fixloop.reopen", repositoryId: repo.id } })).toMatchObject({ detail: expect.objectContaining({ labelWriteBackId: back.id }) });
+    expect(await executeWriteBack({ db, forgeFor: forgeFor(), writeBackId: back.id })).toMatchObject({ outcome: "succeeded" });
     expect(gh.labelsOn(repo.fullName, 7)).toEqual(["bug", "needs-design", "agents-go"]);
+    expect(await labelsOf(pr.id)).toEqual(["bug", "needs-design", "agents-go"]);
   });
 
-  it("on GitHub, a refusal fails the job (the queue retries it) and leaves the labels as they were", async () => {
-    const { repo, pr } = await escalatedPullRequest("github");
-    gh.createRepository(repo.fullName, { branch: "main", files: { "README.md": "x\n" }, pulls: [7] });
-    gh.setIssueLabels(repo.fullName, 7, ["agents-go"]);
-    const [job] = await labelJobs(pr.id);
+  it("a rejected flip leaves the labels as they were on the forge and in Airlock, and starts no fix run", async () => {
+    const { repo, pr, maintainer, flip } = await escalatedPullRequest("local");
+    const fixIntents = await db.fixSpawnIntent.count({ where: { repositoryId: repo.id, kind: "fix" } });
+    await callerFor(maintainer).approvals.reject({ approvalId: flip.approvalId!, reason: "keep it with the agents for now" });
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: flip.approvalId! } })).toMatchObject({ status: "rejected" });
+    expect(await db.writeBack.count({ where: { approvalId: flip.approvalId! } })).toBe(0);
+    expect(await executions(flip.approvalId!)).toEqual([]);
+    await expect(executeWriteBack({ db, forgeFor: forgeFor(), approvalId: flip.approvalId! })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect(await labelsOf(pr.id)).toEqual(["agents-go", "bug"]);
+    expect(await db.fixSpawnIntent.count({ where: { repositoryId: repo.id, kind: "fix" } })).toBe(fixIntents);
+  });
+
+  it("exempt by the repository (and a stack that allows exceptions): no approval, the flip executes on the local forge's PR record", async () => {
+    const { repo, pr, flip } = await escalatedPullRequest("local", { exempt: true });
+    expect(flip.approvalId).toBeNull();
+    expect(await db.approvalRequest.count({ where: { action: "set_labels", run: { repositoryId: repo.id } } })).toBe(0);
+    const wb = await db.writeBack.findUniqueOrThrow({ where: { id: flip.writeBackId! } });
+    expect(wb).toMatchObject({ kind: "set_labels", approvedBy: null, outcome: "pending", target: expect.objectContaining({ prNumber: 7, labels: { add: ["humans-now"], remove: ["agents-go"] } }) });
+    expect(await db.policyDecision.findUniqueOrThrow({ where: { id: (wb.target as { policyDecisionId: string }).policyDecisionId } })).toMatchObject({ ruleName: "exempted_write_back_proceeds" });
+    expect(await db.auditEntry.count({ where: { action: "writeback.exempt", objectId: wb.id } })).toBe(1);
+    expect(await labelsOf(pr.id)).toEqual(["agents-go", "bug"]);
+    expect(await executeWriteBack({ db, forgeFor: forgeFor(), writeBackId: wb.id })).toMatchObject({ outcome: "succeeded", externalRef: "#7: bug, humans-now" });
+    expect(await labelsOf(pr.id)).toEqual(["bug", "humans-now"]);
+    expect(await executeWriteBack({ db, forgeFor: forgeFor(), writeBackId: wb.id })).toMatchObject({ outcome: "already_recorded" });
+    expect(await labelsOf(pr.id)).toEqual(["bug", "humans-now"]);
+  });
+
+  it("a forge refusal records the flip failed with GitHub's error and the labels unchanged; a maintainer's retry applies it", async () => {
+    const { repo, pr, maintainer, flip } = await escalatedPullRequest("github", {
+      onForge: (fullName) => {
+        gh.createRepository(fullName, { branch: "main", files: { "README.md": "x\n" }, pulls: [7] });
+        gh.setIssueLabels(fullName, 7, ["agents-go"]);
+      },
+    });
+    const { writeBackId } = await callerFor(maintainer).approvals.approve({ approvalId: flip.approvalId!, artifactDigest: null, headSha: null });
     gh.intercept((r) => (r.path.includes("/labels") ? { status: 403, body: { message: "Resource not accessible by integration" } } : undefined));
     try {
-      await expect(flipLabelsOnForge({ db, forgeFor: forgeFor(), flip: job!.payload })).rejects.toMatchObject({ name: "ForgeError", message: expect.stringContaining("403") });
+      expect(await executeWriteBack({ db, forgeFor: forgeFor(), writeBackId })).toMatchObject({ outcome: "failed" });
     } finally {
       gh.intercept(null);
     }
+    expect(await db.writeBack.findUniqueOrThrow({ where: { id: writeBackId } })).toMatchObject({ outcome: "failed", error: expect.stringContaining("403") });
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: flip.approvalId! } })).toMatchObject({ status: "failed" });
     expect(gh.labelsOn(repo.fullName, 7)).toEqual(["agents-go"]);
-    await flipLabelsOnForge({ db, forgeFor: forgeFor(), flip: job!.payload });
+    expect(await labelsOf(pr.id)).toEqual(["agents-go", "bug"]);
+    await callerFor(maintainer).approvals.retryWriteBack({ writeBackId });
+    expect(await executeWriteBack({ db, forgeFor: forgeFor(), writeBackId })).toMatchObject({ outcome: "succeeded" });
     expect(gh.labelsOn(repo.fullName, 7)).toEqual(["humans-now"]);
+    expect(await labelsOf(pr.id)).toEqual(["humans-now"]);
   });
 
-  it("on the local forge the PR record is the forge's copy: the job flips it, once", async () => {
-    const { pr } = await escalatedPullRequest("local");
-    const [job] = await labelJobs(pr.id);
-    // As if the flip had not reached the record yet (the job is what the forge executes).
-    await db.pullRequest.update({ where: { id: pr.id }, data: { labels: ["agents-go", "bug", "agents-go"] } });
-    expect(await flipLabelsOnForge({ db, forgeFor: forgeFor(), flip: job!.payload })).toEqual({ labels: ["bug", "humans-now"] });
-    expect(await flipLabelsOnForge({ db, forgeFor: forgeFor(), flip: job!.payload })).toEqual({ labels: ["bug", "humans-now"] });
-    expect((await db.pullRequest.findUniqueOrThrow({ where: { id: pr.id } })).labels).toEqual(["bug", "humans-now"]);
+  it("re-opening while the flip still awaits approval withdraws it, so it can never hand the PR back to a person", async () => {
+    const { repo, pr, maintainer, flip } = await escalatedPullRequest("local");
+    const { labelWriteBackId } = await reopenForAgents({ db, actor: { userId: maintainer.id, label: maintainer.email }, repositoryId: repo.id, branch: "agent/fix" });
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: flip.approvalId! } })).toMatchObject({ status: "expired", reason: expect.stringContaining("withdrawn") });
+    await expect(callerFor(maintainer).approvals.approve({ approvalId: flip.approvalId!, artifactDigest: null, headSha: null })).rejects.toMatchObject({ code: "CONFLICT" });
+    // The flip back is idempotent against a forge that never flipped: nothing changes.
+    expect(await executeWriteBack({ db, forgeFor: forgeFor(), writeBackId: labelWriteBackId! })).toMatchObject({ outcome: "succeeded" });
+    expect(await labelsOf(pr.id)).toEqual(["agents-go", "bug"]);
   });
 });

@@ -1,4 +1,5 @@
 import type { Db } from "@/server/db";
+import { presentedLabelChange } from "../approvals/schemas";
 import { AppError } from "@/server/errors";
 import { countIntents, deferredRejectionOf } from "./spawn";
 
@@ -36,6 +37,10 @@ export async function getFixLoop(opts: { db: Db; repositoryId: string; branch: s
   const used = await countIntents(db, { repositoryId, branch, kind: "fix", since: state?.resetAt ?? null });
   const pr = state?.pullRequestId ?? intents.find((i) => i.pullRequestId)?.pullRequestId ?? null;
   const pullRequest = pr ? await db.pullRequest.findUnique({ where: { id: pr }, select: { id: true, number: true, title: true, labels: true, url: true } }) : null;
+  // The escalation's label flip is a write-back at the change gate: its latest request on the PR.
+  const flip = pullRequest
+    ? await db.approvalRequest.findFirst({ where: { action: "set_labels", targetPrNumber: pullRequest.number, run: { repositoryId } }, orderBy: { createdAt: "desc" }, select: { id: true, status: true, presented: true } })
+    : null;
 
   // The latest attribution decision per check on this branch's runs.
   const branchRuns = await db.agentDispatchRun.findMany({ where: { repositoryId, OR: [{ headBranch: branch }, ...(pr ? [{ pullRequestId: pr }] : [])] }, select: { id: true } });
@@ -60,6 +65,7 @@ export async function getFixLoop(opts: { db: Db; repositoryId: string; branch: s
     labels: { agent: repo.agentReadyLabel, human: repo.humanReadyLabel },
     escalatedAt: state?.escalatedAt ?? null,
     escalationDigest: state?.escalationDigest ?? null,
+    labelFlip: flip ? { approvalId: flip.id, status: flip.status, change: presentedLabelChange(flip.presented) } : null,
     resetAt: state?.resetAt ?? null,
     resetBy: state?.resetBy ?? null,
     deferred: deferred ? { by: deferred.by, text: deferred.text, at: deferred.at, behind } : null,

@@ -57,6 +57,7 @@ export const WRITE_BACK_KINDS = exhaustive<WriteBackKind>()([
   "rerun_workflow",
   "publish_release",
   "privileged_capability",
+  "set_labels",
 ]);
 export const CHECK_CONCLUSIONS = exhaustive<CheckConclusion>()([
   "success",

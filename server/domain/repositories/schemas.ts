@@ -15,6 +15,7 @@ export const WRITE_BACK_LABELS: Record<(typeof WRITE_BACK_KINDS)[number], string
   rerun_workflow: "Rerun a workflow",
   publish_release: "Publish a release",
   privileged_capability: "Privileged capability (MCP, tool, secret, network)",
+  set_labels: "Set pull request labels",
 };
 
 /** One forge label name: GitHub allows 50 characters; a comma would split it in a label list. */

@@ -4,6 +4,7 @@ import { AppError } from "@/server/errors";
 import { type Forge, ForgeError, type ForgeWriteBackRequest, type ForgeWriteBackResult, type WriteBackTarget } from "@/server/forges/types";
 import { enqueue } from "@/server/queue/enqueue";
 import { type AuditActor, recordAudit } from "../audit";
+import { zLabelChange } from "../approvals/schemas";
 import { settleRun } from "../approvals/settle-run";
 import { askForReviewAgainAfterPush } from "../fixloop/review-again";
 import { appendRunEvents } from "../events/append";
@@ -15,6 +16,9 @@ import { notifyWriteBackFailed } from "./notify-failure";
 // holds for this key (the worker died after the forge call, before the record) -> recorded, not
 // redone; else the forge call, then the record. A forge refusal is recorded as failed with the
 // forge's own error (and its people notified), and a maintainer may retry it.
+// A label change (set_labels) needs no lookup: the forge's setLabels is idempotent (adding a
+// present label or removing an absent one is done), so a retry simply asks again; the labels the
+// forge answers with are stored on Airlock's copy of the PR with the record.
 
 export type ExecuteResult = { writeBackId: string; outcome: "succeeded" | "failed" | "already_recorded"; externalRef: string | null; reconciled: boolean };
 
@@ -51,6 +55,17 @@ function requestOf(wb: NonNullable<Awaited<ReturnType<typeof loadWriteBack>>>, p
   return { kind: wb.kind, idempotencyKey: wb.idempotencyKey, runId: wb.runId, approvalId: wb.approvalId, target, ...(patch ? { patch } : {}), message: t.message ?? defaultMessage };
 }
 
+/** The set_labels write-back on its forge: the PR's labels afterwards, as the forge reports them. */
+async function setLabels(forge: Forge, wb: { target: unknown }, req: ForgeWriteBackRequest): Promise<{ result: ForgeWriteBackResult; labels: string[]; prNumber: number }> {
+  const change = zLabelChange.safeParse((wb.target as { labels?: unknown } | null)?.labels);
+  if (!change.success) throw new ForgeError("this label write-back carries no valid label change", "forge_error");
+  const prNumber = req.target.prNumber;
+  if (!prNumber) throw new ForgeError("a label change needs a pull request", "forge_error");
+  const { labels } = await forge.setLabels(req.target.repository, prNumber, change.data);
+  const shown = labels.join(", ").slice(0, 400) || "no labels";
+  return { result: { externalRef: `#${prNumber}: ${shown}`, detail: `#${prNumber} now has ${shown}` }, labels, prNumber };
+}
+
 export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteResult> {
   const now = opts.now ?? (() => new Date());
   const wb = await loadWriteBack(opts.db, opts);
@@ -62,10 +77,18 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
   let result: ForgeWriteBackResult | null = null;
   let failure: string | null = null;
   let reconciled = false;
+  let prLabels: { prNumber: number; labels: string[] } | null = null;
   try {
     const forge = opts.forgeFor(wb.run.repository);
-    result = await forge.findWriteBack(req);
-    reconciled = result !== null;
+    if (wb.kind === "set_labels") {
+      const done = await setLabels(forge, wb, req);
+      prLabels = { prNumber: done.prNumber, labels: done.labels };
+      result = done.result;
+      await opts.afterForgeCall?.(result);
+    } else {
+      result = await forge.findWriteBack(req);
+      reconciled = result !== null;
+    }
     if (!result) {
       try {
         result = await forge.executeWriteBack(req);
@@ -96,6 +119,8 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
       await notifyWriteBackFailed(tx, { id: wb.id, runId: wb.runId, kind: wb.kind, approvalId: wb.approvalId, ...repository }, failure, completedAt);
     }
     if (wb.approvalId) await tx.approvalRequest.update({ where: { id: wb.approvalId }, data: { status: result ? "executed" : "failed" } });
+    // The forge's answer is the truth (a person may have labelled the PR meanwhile).
+    if (prLabels) await tx.pullRequest.updateMany({ where: { repositoryId: wb.run.repositoryId, number: prLabels.prNumber }, data: { labels: prLabels.labels } });
     await appendRunEvents({
       db: tx,
       runId: wb.runId,

@@ -1,5 +1,4 @@
 import { escalateFixLoop } from "@/server/domain/fixloop/escalate";
-import { flipLabelsOnForge } from "@/server/domain/fixloop/labels";
 import { launchFixRun } from "@/server/domain/fixloop/launch";
 import { requestReviewAgain } from "@/server/domain/fixloop/review-again";
 import { forgeResolver } from "@/server/domain/writebacks/forges";
@@ -30,13 +29,6 @@ const forgesOf = (ctx: WorkerContext) =>
     githubToken: env.GITHUB_TOKEN ?? null,
     githubApiUrl: env.GITHUB_API_URL ?? null,
   });
-
-/** "fixloop.labels": the escalation's (or re-open's) label flip on the forge; a failure is retried by the queue. */
-export async function flipLabelsTask(payload: unknown, ctx: WorkerContext): Promise<void> {
-  const job = parseJobPayload("fixloop.labels", payload);
-  const result = await flipLabelsOnForge({ db: ctx.db, forgeFor: forgesOf(ctx), flip: job });
-  ctx.log(`fix-forward labels on PR ${job.pullRequestId}: ${result ? result.labels.join(", ") || "(none)" : "no such pull request"}`);
-}
 
 /** "fixloop.review": a fix run's patch was pushed; ask for review again (the next validation round). */
 export async function reviewAgainTask(payload: unknown, ctx: WorkerContext): Promise<void> {

@@ -5,7 +5,7 @@ import { bootstrapDemoTask } from "./bootstrap-demo";
 import { dispatchRunTask } from "./dispatch-run";
 import { evaluateDeliveryTask } from "./evaluate-delivery";
 import { executeWriteBackTask } from "./execute-write-back";
-import { escalateFixLoopTask, flipLabelsTask, launchFixRunTask, reviewAgainTask } from "./fix-loop";
+import { escalateFixLoopTask, launchFixRunTask, reviewAgainTask } from "./fix-loop";
 import { deliverNotificationTask } from "./deliver-notification";
 import { reapAttemptsTask } from "./reap-attempts";
 import { runCheckTask } from "./run-check";
@@ -24,7 +24,6 @@ export function createTaskList(ctx: WorkerContext): TaskList {
     "writeback.execute": (payload) => executeWriteBackTask(payload, ctx),
     "fixloop.launch": (payload) => launchFixRunTask(payload, ctx),
     "fixloop.escalate": (payload) => escalateFixLoopTask(payload, ctx),
-    "fixloop.labels": (payload) => flipLabelsTask(payload, ctx),
     "fixloop.review": (payload) => reviewAgainTask(payload, ctx),
     "notification.deliver": (payload) => deliverNotificationTask(payload, ctx),
     "triage.rerun": (payload) => triageRerunTask(payload, ctx),

@@ -53,6 +53,15 @@ describe("change gate", () => {
     );
   });
 
+  it("holds a label flip for approval unless the repository exempts set_labels and the stack allows exceptions", () => {
+    expect(gate({ kind: "set_labels", ...allowing }).rule).toBe("exempted_write_back_proceeds");
+    expect(gate({ kind: "set_labels", ...allowing }).value).toBe(false);
+    expect(gate({ kind: "set_labels", ...allowing, repository_exempts_kind: false }).rule).toBe("unexempted_write_back_needs_approval");
+    expect(gate({ kind: "set_labels", ...allowing, approval_mode: "always" }).rule).toBe("stack_requires_approval");
+    // A label flip is not a comment: the bot-comment allowance never covers it.
+    expect(gate({ kind: "set_labels", ...allowing, repository_exempts_kind: undefined }).value).toBe(true);
+  });
+
   it("posts a diagnosis comment without approval when bot comments are allowed", () => {
     const base = { kind: "comment", approval_mode: "exceptions_allowed", is_diagnosis_comment: true };
     expect(gate({ ...base, bot_comments_allowed: true }).rule).toBe("diagnosis_comment_allowed");
@@ -74,7 +83,7 @@ describe("change gate", () => {
   it("waives approval only for exemptable kinds with every enabling fact asserted (exhaustive)", () => {
     for (const assignment of assignments(changeGatePolicy)) {
       if (gate(assignment).value !== false) continue;
-      expect(["push_commits", "update_pr_branch", "open_pr", "comment", "review", "rerun_workflow"]).toContain(
+      expect(["push_commits", "update_pr_branch", "open_pr", "comment", "review", "rerun_workflow", "set_labels"]).toContain(
         assignment.kind,
       );
       expect(assignment.approval_mode).toBe("exceptions_allowed");

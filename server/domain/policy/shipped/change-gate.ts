@@ -5,7 +5,7 @@ import { definePolicy } from "../validate";
 // unknown or missing facts fall into a rule that requires approval.
 
 /** Write-backs a repository admin may exempt from approval. */
-const exemptable = ["push_commits", "update_pr_branch", "open_pr", "comment", "review", "rerun_workflow"];
+const exemptable = ["push_commits", "update_pr_branch", "open_pr", "comment", "review", "rerun_workflow", "set_labels"];
 
 export const changeGatePolicy = definePolicy({
   kind: "change_gate",
@@ -26,6 +26,7 @@ export const changeGatePolicy = definePolicy({
         "rerun_workflow",
         "publish_release",
         "privileged_capability",
+        "set_labels",
       ],
       description: "The write-back being requested.",
     },
