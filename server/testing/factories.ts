@@ -73,14 +73,17 @@ export function callerFor(user: SessionUser | null, now?: () => Date) {
 /**
  * The fix-forward loop's subject: a pull request (head `headRef`, head sha `sha("pr-<number>")`)
  * whose branch an agent run of ours pushed to: the authoring run has succeeded with an executed
- * `update_pr_branch` write-back. Pass `repository` to use one already configured.
+ * `update_pr_branch` write-back. Pass `repository` to use one already configured, `stack` to change
+ * the scripted stack's spec.
  */
-export async function createEngagedPullRequest(opts: { repository?: Repository; number?: number; headRef?: string } = {}) {
+export async function createEngagedPullRequest(
+  opts: { repository?: Repository; number?: number; headRef?: string; stack?: Parameters<typeof scriptedSpec>[0] } = {},
+) {
   const db = getDb();
   const number = opts.number ?? 7;
   const headRef = opts.headRef ?? "agent/fix-sum";
   const repo = opts.repository ?? (await createRepository());
-  const stack = await createStack(scriptedSpec());
+  const stack = await createStack(scriptedSpec(opts.stack));
   const pr = await createPullRequest(db, { repositoryId: repo.id, number, headSha: sha(`pr-${number}`), headRef });
   const created = await createExecRun({ repositoryId: repo.id, stack, sha: sha(`pr-${number}`) });
   const author = await db.agentDispatchRun.update({ where: { id: created.id }, data: { status: "succeeded", pullRequestId: pr.id, headBranch: headRef } });

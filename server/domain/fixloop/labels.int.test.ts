@@ -9,11 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 process.env.GITHUB_WEBHOOK_SECRET = "webhook-secret-for-label-tests";
 
 const { getDb } = await import("@/server/db");
-const { callerFor, createRepository, createUser } = await import("@/server/testing/factories");
-const { createPullRequest, sha } = await import("../ingest/fixtures/world");
+const { callerFor, createEngagedPullRequest, createRepository, createUser } = await import("@/server/testing/factories");
+const { sha } = await import("../ingest/fixtures/world");
 const { reviewSubmitted } = await import("../ingest/fixtures/deliveries");
 const { deliver } = await import("../ingest/fixtures/harness");
-const { createExecRun, createStack, scriptedSpec } = await import("@/server/queue/testing/fixtures");
 const { forgeResolver } = await import("../writebacks/forges");
 const { executeWriteBack } = await import("../writebacks/execute");
 const { startFakeGithub } = await import("@/server/forges/github/testing/fake-github");
@@ -49,24 +48,12 @@ async function escalatedPullRequest(forge: "github" | "local", opts: { exempt?: 
   opts.onForge?.(repo.fullName);
   const maintainer = await createUser();
   await db.membership.create({ data: { userId: maintainer.id, repositoryId: repo.id, role: "maintainer" } });
-  const stack = await createStack(scriptedSpec(opts.exempt ? { approvalMode: "exceptions_allowed" } : {}));
-  const pr = await createPullRequest(db, { repositoryId: repo.id, number: 7, headSha: sha("pr-7"), headRef: "agent/fix" });
-  await db.pullRequest.update({ where: { id: pr.id }, data: { labels: ["agents-go", "bug"] } });
-  const author = await createExecRun({ repositoryId: repo.id, stack, sha: sha("pr-7") });
-  await db.agentDispatchRun.update({ where: { id: author.id }, data: { status: "succeeded", pullRequestId: pr.id, headBranch: "agent/fix" } });
-  await db.writeBack.create({
-    data: {
-      runId: author.id,
-      kind: "update_pr_branch",
-      actor: "tester",
-      stackDigest: author.stackDigest,
-      contextDigest: author.contextDigest,
-      promptHash: author.promptHash,
-      target: { repository: repo.fullName, branch: "agent/fix", prNumber: 7 },
-      idempotencyKey: `wb_${author.id}`,
-      outcome: "succeeded",
-    },
+  const { pr, author } = await createEngagedPullRequest({
+    repository: repo,
+    headRef: "agent/fix",
+    ...(opts.exempt ? { stack: { approvalMode: "exceptions_allowed" } } : {}),
   });
+  await db.pullRequest.update({ where: { id: pr.id }, data: { labels: ["agents-go", "bug"] } });
   const review = reviewSubmitted({ repo: repo.fullName, number: 7, state: "changes_requested", login: "reviewer-person", headSha: sha("pr-7") });
   Object.assign((review.payload as { review: Record<string, unknown> }).review, { id: ++reviewId, body: "still wrong" });
   await deliver(db, review);
