@@ -177,6 +177,26 @@ describe("the escalation's label flip through the change gate", () => {
     expect(await labelsOf(pr.id)).toEqual(["humans-now"]);
   });
 
+  it("a failed escalation flip cannot be retried once the PR was re-opened for agents: the later flip supersedes it", async () => {
+    const { repo, maintainer, flip } = await escalatedPullRequest("github", {
+      onForge: (fullName) => {
+        gh.createRepository(fullName, { branch: "main", files: { "README.md": "x\n" }, pulls: [7] });
+        gh.setIssueLabels(fullName, 7, ["agents-go"]);
+      },
+    });
+    const { writeBackId } = await callerFor(maintainer).approvals.approve({ approvalId: flip.approvalId!, artifactDigest: null, headSha: null });
+    gh.intercept((r) => (r.path.includes("/labels") ? { status: 403, body: { message: "Resource not accessible by integration" } } : undefined));
+    try {
+      expect(await executeWriteBack({ db, forgeFor: forgeFor(), writeBackId })).toMatchObject({ outcome: "failed" });
+    } finally {
+      gh.intercept(null);
+    }
+    await reopenForAgents({ db, actor: { userId: maintainer.id, label: maintainer.email }, repositoryId: repo.id, branch: "agent/fix" });
+    await expect(callerFor(maintainer).approvals.retryWriteBack({ writeBackId })).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringContaining("supersedes") });
+    expect(await db.writeBack.findUniqueOrThrow({ where: { id: writeBackId } })).toMatchObject({ outcome: "failed" });
+    expect(gh.labelsOn(repo.fullName, 7)).toEqual(["agents-go"]);
+  });
+
   it("re-opening while the flip still awaits approval withdraws it, so it can never hand the PR back to a person", async () => {
     const { repo, pr, maintainer, flip } = await escalatedPullRequest("local");
     const { labelWriteBackId } = await reopenForAgents({ db, actor: { userId: maintainer.id, label: maintainer.email }, repositoryId: repo.id, branch: "agent/fix" });

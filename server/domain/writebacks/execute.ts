@@ -1,4 +1,4 @@
-import type { Db } from "@/server/db";
+import type { Db, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { type Forge, ForgeError, type ForgeWriteBackRequest, type ForgeWriteBackResult, type WriteBackTarget } from "@/server/forges/types";
@@ -144,6 +144,21 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
   return { writeBackId: wb.id, outcome, externalRef: result?.externalRef ?? null, reconciled };
 }
 
+/**
+ * A label change is superseded by any later one on the same PR: retrying an escalation's failed
+ * flip after a maintainer re-opened the PR for agents would hand it back to a person.
+ */
+async function refuseSupersededLabelChange(tx: Tx, writeBackId: string) {
+  const wb = await tx.writeBack.findUniqueOrThrow({ where: { id: writeBackId }, select: { kind: true, target: true, createdAt: true, run: { select: { repositoryId: true } } } });
+  const prNumber = (wb.target as { prNumber?: unknown } | null)?.prNumber;
+  if (wb.kind !== "set_labels" || typeof prNumber !== "number") return;
+  const later = await tx.writeBack.findFirst({
+    where: { kind: "set_labels", id: { not: writeBackId }, createdAt: { gt: wb.createdAt }, run: { repositoryId: wb.run.repositoryId }, target: { path: ["prNumber"], equals: prNumber } },
+    select: { id: true },
+  });
+  if (later) throw new AppError("CONFLICT", `A later label change on #${prNumber} supersedes this one; it is not retried.`, { reason: "superseded" });
+}
+
 /** A failed write-back is tried again by a maintainer (same row, same idempotency key). */
 export async function retryWriteBack(opts: { db: Db; actor: AuditActor; writeBackId: string; role: "viewer" | "maintainer" | "admin"; now?: Date }) {
   if (opts.role === "viewer") throw new AppError("FORBIDDEN", "Retrying a write-back needs the maintainer role.", { reason: "repository_role" });
@@ -153,6 +168,7 @@ export async function retryWriteBack(opts: { db: Db; actor: AuditActor; writeBac
     const wb = locked[0];
     if (!wb) throw new AppError("NOT_FOUND", "No such write-back.");
     if (wb.outcome !== "failed") throw new AppError("CONFLICT", `The write-back ${wb.outcome === "pending" ? "is still running" : "already succeeded"}.`, { reason: "not_failed" });
+    await refuseSupersededLabelChange(tx, opts.writeBackId);
     await tx.writeBack.update({ where: { id: opts.writeBackId }, data: { outcome: "pending", error: null, completedAt: null } });
     if (wb.approvalId) await tx.approvalRequest.update({ where: { id: wb.approvalId }, data: { status: "approved" } });
     const run = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: wb.runId }, select: { repositoryId: true } });
