@@ -63,6 +63,24 @@ async function escalatedPullRequest(forge: "github" | "local", opts: { exempt?: 
   return { repo, pr, author, maintainer, flip: done.labels };
 }
 
+/** An escalated PR on GitHub whose approved flip GitHub refused (403): the write-back failed. */
+async function failedFlipOnGithub() {
+  const escalated = await escalatedPullRequest("github", {
+    onForge: (fullName) => {
+      gh.createRepository(fullName, { branch: "main", files: { "README.md": "x\n" }, pulls: [7] });
+      gh.setIssueLabels(fullName, 7, ["agents-go"]);
+    },
+  });
+  const { writeBackId } = await callerFor(escalated.maintainer).approvals.approve({ approvalId: escalated.flip.approvalId!, artifactDigest: null, headSha: null });
+  gh.intercept((r) => (r.path.includes("/labels") ? { status: 403, body: { message: "Resource not accessible by integration" } } : undefined));
+  try {
+    expect(await executeWriteBack({ db, forgeFor: forgeFor(), writeBackId })).toMatchObject({ outcome: "failed" });
+  } finally {
+    gh.intercept(null);
+  }
+  return { ...escalated, writeBackId };
+}
+
 describe("the escalation's label flip through the change gate", () => {
   it("is held for approval; approved, it flips the labels on GitHub once, even when its execution is retried, and re-open flips them back", async () => {
     const { repo, pr, maintainer, flip } = await escalatedPullRequest("github", {
@@ -154,19 +172,7 @@ describe("the escalation's label flip through the change gate", () => {
   });
 
   it("a forge refusal records the flip failed with GitHub's error and the labels unchanged; a maintainer's retry applies it", async () => {
-    const { repo, pr, maintainer, flip } = await escalatedPullRequest("github", {
-      onForge: (fullName) => {
-        gh.createRepository(fullName, { branch: "main", files: { "README.md": "x\n" }, pulls: [7] });
-        gh.setIssueLabels(fullName, 7, ["agents-go"]);
-      },
-    });
-    const { writeBackId } = await callerFor(maintainer).approvals.approve({ approvalId: flip.approvalId!, artifactDigest: null, headSha: null });
-    gh.intercept((r) => (r.path.includes("/labels") ? { status: 403, body: { message: "Resource not accessible by integration" } } : undefined));
-    try {
-      expect(await executeWriteBack({ db, forgeFor: forgeFor(), writeBackId })).toMatchObject({ outcome: "failed" });
-    } finally {
-      gh.intercept(null);
-    }
+    const { repo, pr, maintainer, flip, writeBackId } = await failedFlipOnGithub();
     expect(await db.writeBack.findUniqueOrThrow({ where: { id: writeBackId } })).toMatchObject({ outcome: "failed", error: expect.stringContaining("403") });
     expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: flip.approvalId! } })).toMatchObject({ status: "failed" });
     expect(gh.labelsOn(repo.fullName, 7)).toEqual(["agents-go"]);
@@ -178,19 +184,7 @@ describe("the escalation's label flip through the change gate", () => {
   });
 
   it("a failed escalation flip cannot be retried once the PR was re-opened for agents: the later flip supersedes it", async () => {
-    const { repo, maintainer, flip } = await escalatedPullRequest("github", {
-      onForge: (fullName) => {
-        gh.createRepository(fullName, { branch: "main", files: { "README.md": "x\n" }, pulls: [7] });
-        gh.setIssueLabels(fullName, 7, ["agents-go"]);
-      },
-    });
-    const { writeBackId } = await callerFor(maintainer).approvals.approve({ approvalId: flip.approvalId!, artifactDigest: null, headSha: null });
-    gh.intercept((r) => (r.path.includes("/labels") ? { status: 403, body: { message: "Resource not accessible by integration" } } : undefined));
-    try {
-      expect(await executeWriteBack({ db, forgeFor: forgeFor(), writeBackId })).toMatchObject({ outcome: "failed" });
-    } finally {
-      gh.intercept(null);
-    }
+    const { repo, maintainer, writeBackId } = await failedFlipOnGithub();
     await reopenForAgents({ db, actor: { userId: maintainer.id, label: maintainer.email }, repositoryId: repo.id, branch: "agent/fix" });
     await expect(callerFor(maintainer).approvals.retryWriteBack({ writeBackId })).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringContaining("supersedes") });
     expect(await db.writeBack.findUniqueOrThrow({ where: { id: writeBackId } })).toMatchObject({ outcome: "failed" });
