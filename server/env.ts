@@ -49,6 +49,8 @@ const zEnv = z.object({
   AIRLOCK_WORKSPACE_KEEP_FAILED_HOURS: z.coerce.number().min(0).max(24 * 90).default(24),
   /** Replay speed of scripted (demo) agents: 1 = recorded timing. */
   AIRLOCK_SCRIPTED_SPEED: z.coerce.number().positive().max(10_000).default(1),
+  /** Live streams (run pages, the runs list, the approvals queue) one account may hold open in a web process. */
+  AIRLOCK_MAX_STREAMS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(64),
   /** Pending approvals expire after this many hours. */
   AIRLOCK_APPROVAL_TTL_HOURS: z.coerce.number().positive().max(30 * 24).default(7 * 24),
   /** The worker prepares the demo repository (local forge + one local CI run) at start. */

@@ -84,7 +84,17 @@ export async function startServer(root: string): Promise<BenchServer> {
     {
       cwd: root,
       stdio: ["pipe", "ignore", "pipe"],
-      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", DATABASE_URL: "", AIRLOCK_URL: base, BETTER_AUTH_SECRET: "bench-secret-not-for-production-0123456789", AIRLOCK_LOG_LEVEL: "error" },
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        NEXT_TELEMETRY_DISABLED: "1",
+        DATABASE_URL: "",
+        AIRLOCK_URL: base,
+        BETTER_AUTH_SECRET: "bench-secret-not-for-production-0123456789",
+        AIRLOCK_LOG_LEVEL: "error",
+        // The 1,000 viewers are one signed-in account here; the per-account cap is not what is measured.
+        AIRLOCK_MAX_STREAMS_PER_USER: "5000",
+      },
     },
   );
   let stderr = "";

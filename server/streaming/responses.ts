@@ -17,14 +17,39 @@ export type StreamDeps = {
   heartbeatMs?: number;
   /** Backlog page size (tests use small pages). */
   page?: { limit: number; maxBytes: number };
+  /** Streams one account may hold open (default AIRLOCK_MAX_STREAMS_PER_USER). */
+  maxStreamsPerUser?: number;
 };
 
-/** Open streams in this process; past the cap new ones get 503 and retry later. */
+// Open streams in this process, in all and per account. A slot is taken before a stream opens
+// and given back once when it ends: past the process cap new streams get 503, past an
+// account's cap 429 (one account, or one leaked session, cannot take every slot). Both say
+// when to retry; the run page's client retries with backoff.
 const maxOpenStreams = 5_000;
 let openStreams = 0;
+const openByUser = new Map<string, number>();
 
-export function openStreamCount() {
-  return openStreams;
+export function openStreamCount(userId?: string) {
+  return userId === undefined ? openStreams : (openByUser.get(userId) ?? 0);
+}
+
+function takeSlot(userId: string, perUser: number): { release: () => void } | Response {
+  if (openStreams >= maxOpenStreams) return problem(503, "Too many open streams on this server; retry shortly.", { "Retry-After": "5" });
+  const mine = openByUser.get(userId) ?? 0;
+  if (mine >= perUser) return problem(429, `You have ${mine} live views open, the most one account may have; close some, or retry shortly.`, { "Retry-After": "10" });
+  openStreams++;
+  openByUser.set(userId, mine + 1);
+  let released = false;
+  return {
+    release: () => {
+      if (released) return;
+      released = true;
+      openStreams--;
+      const left = (openByUser.get(userId) ?? 1) - 1;
+      if (left > 0) openByUser.set(userId, left);
+      else openByUser.delete(userId);
+    },
+  };
 }
 
 export function defaultHub(): RunEventHub {
@@ -40,11 +65,6 @@ export function defaultHub(): RunEventHub {
 const problem = (status: number, message: string, headers: Record<string, string> = {}) =>
   Response.json({ error: { message } }, { status, headers: { "Cache-Control": "no-store", ...headers } });
 
-function tooMany(): Response | null {
-  if (openStreams < maxOpenStreams) return null;
-  return problem(503, "Too many open streams on this server; retry shortly.", { "Retry-After": "5" });
-}
-
 /** GET /api/runs/<id>/events */
 export async function runEventsResponse(req: Request, runId: string, deps: StreamDeps = {}): Promise<Response> {
   const db = deps.db ?? getDb();
@@ -56,10 +76,9 @@ export async function runEventsResponse(req: Request, runId: string, deps: Strea
   if (!roleAtLeast(role, "viewer")) return problem(403, "You have no role on this run's repository.");
   const last = parseLastEventId(req);
   if (!last.ok) return problem(400, last.reason);
-  const busy = tooMany();
-  if (busy) return busy;
+  const slot = takeSlot(user.id, deps.maxStreamsPerUser ?? env.AIRLOCK_MAX_STREAMS_PER_USER);
+  if (slot instanceof Response) return slot;
 
-  openStreams++;
   const stream = createRunEventStream({
     hub: deps.hub ?? defaultHub(),
     db,
@@ -68,7 +87,7 @@ export async function runEventsResponse(req: Request, runId: string, deps: Strea
     signal: req.signal,
     heartbeatMs: deps.heartbeatMs,
     page: deps.page,
-    onClose: () => openStreams--,
+    onClose: slot.release,
   });
   return new Response(stream, { headers: sseHeaders });
 }
@@ -89,18 +108,17 @@ async function feedResponse(req: Request, deps: StreamDeps, subscribe: (hub: Run
   const db = deps.db ?? getDb();
   const user = await (deps.user ?? ((r) => userFromHeaders(r.headers)))(req);
   if (!user) return problem(401, "Sign in to continue.");
-  const busy = tooMany();
-  if (busy) return busy;
   const visible = await visibleRepositoryIds(db, user);
+  const slot = takeSlot(user.id, deps.maxStreamsPerUser ?? env.AIRLOCK_MAX_STREAMS_PER_USER);
+  if (slot instanceof Response) return slot;
   const sub = subscribe(deps.hub ?? defaultHub(), visible);
   const encoder = new TextEncoder();
   let heartbeat: NodeJS.Timeout | null = null;
   let done = false;
-  openStreams++;
   const cleanup = () => {
     if (done) return;
     done = true;
-    openStreams--;
+    slot.release();
     if (heartbeat) clearInterval(heartbeat);
     sub.close("client gone");
   };

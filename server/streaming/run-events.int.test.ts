@@ -236,6 +236,42 @@ describe("live delivery", () => {
     expect(rows[0]?.n).toBe(1);
   });
 
+  it("refuses an account's streams past its cap with 429 and Retry-After, and frees a slot when one closes", async () => {
+    const run = await createRun({ repositoryId: repoId, status: "running" });
+    const capped = (signal?: AbortSignal) =>
+      runEventsResponse(new Request(`http://localhost:3000/api/runs/${run.id}/events`, { headers: { cookie }, signal }), run.id, { maxStreamsPerUser: 2 });
+    const other = await createUser();
+    await db.membership.create({ data: { userId: other.id, repositoryId: repoId, role: "viewer" } });
+    const base = openStreamCount(viewer.id);
+    expect(base).toBe(0);
+    const aborts = [new AbortController(), new AbortController()];
+    const open = await Promise.all(aborts.map((a) => capped(a.signal)));
+    expect(open.map((r) => r.status)).toEqual([200, 200]);
+    expect(openStreamCount(viewer.id)).toBe(2);
+
+    const refused = await capped();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("10");
+    expect((await refused.json()).error.message).toMatch(/2 live views open/);
+    expect(openStreamCount(viewer.id)).toBe(2);
+    // Another account is not affected by this one's streams.
+    const theirs = await runEventsResponse(
+      new Request(`http://localhost:3000/api/runs/${run.id}/events`, { headers: { cookie: await cookieFor(other) } }),
+      run.id,
+      { maxStreamsPerUser: 2 },
+    );
+    expect(theirs.status).toBe(200);
+    await theirs.body!.cancel();
+
+    aborts[0]!.abort();
+    await expect.poll(() => openStreamCount(viewer.id)).toBe(1);
+    const again = await capped(aborts[1]!.signal);
+    expect(again.status).toBe(200);
+    aborts[1]!.abort();
+    await expect.poll(() => openStreamCount(viewer.id)).toBe(0);
+    expect(openStreamCount(other.id)).toBe(0);
+  });
+
   it("catches up by seq after the LISTEN connection is killed, losing nothing", async () => {
     const run = await createRun({ repositoryId: repoId, status: "running" });
     const hub = defaultHub();
