@@ -49,6 +49,32 @@ test.describe("signing in and browsing runs", () => {
     expect(body).toMatchObject({ status: "ok", database: { reachable: true }, migrations: { pending: [] } });
   });
 
+  test("a refused live feed is opened again: after a 429 the list still goes live and hears status changes", async ({ page, baseURL }) => {
+    const db = await e2eDb();
+    try {
+      const repositoryId = await repositoryOf(db, demoUser("user_maintainer").email, "maintainer");
+      const title = `Refused feed e2e ${Date.now()}`;
+      const runId = await createRun(db, { repositoryId, title, status: "queued" });
+      // The server refuses the first stream as it would past the account's cap; EventSource closes for good on it.
+      let asked = 0;
+      await page.route("**/api/runs/stream", (route) =>
+        asked++ === 0
+          ? route.fulfill({ status: 429, headers: { "retry-after": "10" }, contentType: "application/json", body: '{"error":{"message":"too many live views"}}' })
+          : route.continue(),
+      );
+      await signIn(page, baseURL!, "user_maintainer");
+      await page.goto(`/runs?q=${encodeURIComponent(title)}`);
+      const row = page.getByTestId("runs-table").getByRole("row").filter({ hasText: title });
+      await expect(row.locator("[data-status]")).toHaveAttribute("data-status", "queued");
+      await expect(page.getByTestId("list-live")).toHaveText("Live", { timeout: 15_000 });
+      expect(asked).toBeGreaterThanOrEqual(2);
+      await appendEvents(db, runId, [{ type: "status", payload: { scope: "run", from: "queued", to: "running", reason: "attempt 1 started" } }], { status: "running" });
+      await expect(row.locator("[data-status]")).toHaveAttribute("data-status", "running");
+    } finally {
+      await db.end();
+    }
+  });
+
   test("the list updates a run's status live, filters by text, and offers suggestions with their reason", async ({ page, baseURL }) => {
     const db = await e2eDb();
     try {

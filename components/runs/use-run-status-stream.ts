@@ -3,6 +3,7 @@
 import { useQueryClient, type InfiniteData } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
+import { feedState, openLiveFeed, type FeedState } from "@/components/ui/live-feed";
 import type { RunStatus } from "@/server/db/generated/enums";
 import type { RunListPage } from "./types";
 
@@ -13,10 +14,10 @@ import type { RunListPage } from "./types";
 
 type Change = { id: string; status: RunStatus };
 
-export function useRunStatusStream(): "live" | "connecting" {
+export function useRunStatusStream(): FeedState {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [state, setState] = useState<"live" | "connecting">("connecting");
+  const [state, setState] = useState<FeedState>("connecting");
   useEffect(() => {
     let refetchTimer: ReturnType<typeof setTimeout> | null = null;
     let opened = false;
@@ -30,16 +31,7 @@ export function useRunStatusStream(): "live" | "connecting" {
         if (list) void queryClient.invalidateQueries({ queryKey: trpc.runs.list.infiniteQueryKey() });
       }, 1_000);
     };
-    const es = new EventSource("/api/runs/stream");
-    es.onopen = () => {
-      setState("live");
-      // Changes made while disconnected were not heard: catch up.
-      if (opened) refetch(true);
-      opened = true;
-    };
-    es.onerror = () => setState("connecting");
-    es.addEventListener("resync", () => refetch(true));
-    es.addEventListener("run", (m: MessageEvent<string>) => {
+    const onRun = (m: MessageEvent<string>) => {
       let change: Change;
       try {
         change = JSON.parse(m.data) as Change;
@@ -62,9 +54,19 @@ export function useRunStatusStream(): "live" | "connecting" {
         };
       });
       refetch(!found);
+    };
+    const stop = openLiveFeed({
+      url: "/api/runs/stream",
+      on: { run: onRun, resync: () => refetch(true) },
+      // Changes made while disconnected were not heard: catch up.
+      onOpen: () => {
+        if (opened) refetch(true);
+        opened = true;
+      },
+      onState: (s) => setState(feedState(s)),
     });
     return () => {
-      es.close();
+      stop();
       if (refetchTimer) clearTimeout(refetchTimer);
     };
   }, [queryClient, trpc]);

@@ -3,6 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { useTRPC } from "@/components/providers/trpc";
+import { openLiveFeed } from "@/components/ui/live-feed";
 import { runChangingTypes, transcriptEventTypes } from "./event-types";
 import { fromWire, TranscriptStore, type TEvent, type WireEvent } from "./store";
 import { transcriptPageSize } from "./window";
@@ -65,10 +66,6 @@ export function useRunTranscript(opts: { runId: string; initial: WireEvent[]; la
   const loadAround = useCallback((seq: number) => fetchWindow(`a${seq}`, { afterSeq: Math.max(0, seq - 100) }), [fetchWindow]);
 
   useEffect(() => {
-    let source: EventSource | null = null;
-    let stopped = false;
-    let retry: ReturnType<typeof setTimeout> | null = null;
-    let backoff = 1_000;
     let pending: TEvent[] = [];
     let frame: number | null = null;
     let timer: ReturnType<typeof setTimeout> | null = null;
@@ -96,39 +93,26 @@ export function useRunTranscript(opts: { runId: string; initial: WireEvent[]; la
       }
       schedule();
     };
-    const connect = () => {
-      retry = null;
-      if (stopped) return;
-      // Resume after the newest event held; EventSource then sends Last-Event-ID itself on reconnects.
-      let after = store.lastSeq ?? 0;
-      for (const e of pending) after = Math.max(after, e.seq);
-      const es = new EventSource(`/api/runs/${encodeURIComponent(runId)}/events?lastEventId=${after}`);
-      source = es;
-      es.onopen = () => {
-        backoff = 1_000;
-        setConnection("live");
-      };
-      for (const type of transcriptEventTypes) es.addEventListener(type, onEvent);
-      es.addEventListener("end", () => {
-        es.close();
-        flush();
-        setConnection("ended");
-        onRunChanged.current();
-      });
-      es.onerror = () => {
-        if (es.readyState === EventSource.CLOSED) {
-          // Refused (e.g. 503 when the server is full): the browser will not retry, we do.
-          setConnection("offline");
-          retry = setTimeout(connect, backoff);
-          backoff = Math.min(backoff * 2, 30_000);
-        } else setConnection("reconnecting");
-      };
+    const on: Record<string, (m: MessageEvent<string>) => void> = Object.fromEntries(transcriptEventTypes.map((type) => [type, onEvent]));
+    on.end = () => {
+      stop();
+      flush();
+      setConnection("ended");
+      onRunChanged.current();
     };
-    connect();
+    const stop = openLiveFeed({
+      // Resume after the newest event held; EventSource then sends Last-Event-ID itself on reconnects.
+      url: () => {
+        let after = store.lastSeq ?? 0;
+        for (const e of pending) after = Math.max(after, e.seq);
+        return `/api/runs/${encodeURIComponent(runId)}/events?lastEventId=${after}`;
+      },
+      on,
+      // Refused (429/503): the feed retries with backoff; the transcript says it is offline meanwhile.
+      onState: (s) => setConnection(s === "refused" ? "offline" : s),
+    });
     return () => {
-      stopped = true;
-      source?.close();
-      if (retry) clearTimeout(retry);
+      stop();
       if (frame !== null) cancelAnimationFrame(frame);
       if (timer !== null) clearTimeout(timer);
     };
