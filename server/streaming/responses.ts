@@ -6,8 +6,9 @@ import { getRunEventHub, type RunEventHub } from "./run-event-hub";
 import { createRunEventStream } from "./run-event-stream";
 import { parseLastEventId, sseComment, sseHeaders, sseRetry } from "./sse";
 
-// The two SSE endpoints, as functions of a Request: permission checks happen
-// here, before a stream opens, so a refused client gets a plain 401/403/404.
+// The three SSE endpoints, as functions of a Request (served by server/web/streams.ts):
+// permission checks happen here, before a stream opens, so a refused client gets a plain
+// 401/403/404, and a full server or account a 503/429.
 
 export type StreamDeps = {
   db?: Db;

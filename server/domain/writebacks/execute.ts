@@ -148,12 +148,11 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
  * A label change is superseded by any later one on the same PR: retrying an escalation's failed
  * flip after a maintainer re-opened the PR for agents would hand it back to a person.
  */
-async function refuseSupersededLabelChange(tx: Tx, writeBackId: string) {
-  const wb = await tx.writeBack.findUniqueOrThrow({ where: { id: writeBackId }, select: { kind: true, target: true, createdAt: true, run: { select: { repositoryId: true } } } });
+async function refuseSupersededLabelChange(tx: Tx, wb: { id: string; kind: string; target: unknown; createdAt: Date; repositoryId: string }) {
   const prNumber = (wb.target as { prNumber?: unknown } | null)?.prNumber;
   if (wb.kind !== "set_labels" || typeof prNumber !== "number") return;
   const later = await tx.writeBack.findFirst({
-    where: { kind: "set_labels", id: { not: writeBackId }, createdAt: { gt: wb.createdAt }, run: { repositoryId: wb.run.repositoryId }, target: { path: ["prNumber"], equals: prNumber } },
+    where: { kind: "set_labels", id: { not: wb.id }, createdAt: { gt: wb.createdAt }, run: { repositoryId: wb.repositoryId }, target: { path: ["prNumber"], equals: prNumber } },
     select: { id: true },
   });
   if (later) throw new AppError("CONFLICT", `A later label change on #${prNumber} supersedes this one; it is not retried.`, { reason: "superseded" });
@@ -163,15 +162,15 @@ async function refuseSupersededLabelChange(tx: Tx, writeBackId: string) {
 export async function retryWriteBack(opts: { db: Db; actor: AuditActor; writeBackId: string; role: "viewer" | "maintainer" | "admin"; now?: Date }) {
   if (opts.role === "viewer") throw new AppError("FORBIDDEN", "Retrying a write-back needs the maintainer role.", { reason: "repository_role" });
   return transaction(opts.db, "retryWriteBack", async (tx) => {
-    const locked = await tx.$queryRaw<{ outcome: string; runId: string; approvalId: string | null }[]>`
-      SELECT "outcome", "runId", "approvalId" FROM "WriteBack" WHERE "id" = ${opts.writeBackId} FOR UPDATE`;
+    const locked = await tx.$queryRaw<{ outcome: string; runId: string; approvalId: string | null; kind: string; target: unknown; createdAt: Date }[]>`
+      SELECT "outcome", "runId", "approvalId", "kind", "target", "createdAt" FROM "WriteBack" WHERE "id" = ${opts.writeBackId} FOR UPDATE`;
     const wb = locked[0];
     if (!wb) throw new AppError("NOT_FOUND", "No such write-back.");
     if (wb.outcome !== "failed") throw new AppError("CONFLICT", `The write-back ${wb.outcome === "pending" ? "is still running" : "already succeeded"}.`, { reason: "not_failed" });
-    await refuseSupersededLabelChange(tx, opts.writeBackId);
+    const run = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: wb.runId }, select: { repositoryId: true } });
+    await refuseSupersededLabelChange(tx, { id: opts.writeBackId, ...wb, repositoryId: run.repositoryId });
     await tx.writeBack.update({ where: { id: opts.writeBackId }, data: { outcome: "pending", error: null, completedAt: null } });
     if (wb.approvalId) await tx.approvalRequest.update({ where: { id: wb.approvalId }, data: { status: "approved" } });
-    const run = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: wb.runId }, select: { repositoryId: true } });
     await recordAudit(tx, { actor: opts.actor, action: "writeback.retry", objectType: "WriteBack", objectId: opts.writeBackId, repositoryId: run.repositoryId, detail: { runId: wb.runId } });
     await enqueue(tx, "writeback.execute", { writeBackId: opts.writeBackId }, { jobKey: `writeback-retry:${opts.writeBackId}:${Date.now()}` });
     return { writeBackId: opts.writeBackId };
