@@ -73,7 +73,6 @@ export const zScenario = z
   });
 
 export type Scenario = z.infer<typeof zScenario>;
-export type ScenarioEvent = z.infer<typeof zScenarioEvent>;
 
 function explain(error: z.ZodError): string {
   return error.issues
