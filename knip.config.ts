@@ -16,6 +16,8 @@ const config: KnipConfig = {
     "e2e/loop/serve.mjs",
     // Agents the command adapter's tests spawn by path.
     "server/agents/fixtures/*.mjs",
+    // Run by hand: writes public/'s icons.
+    "scripts/icons.mjs",
   ],
   // An export used in its own file is not dead code, only wider than it needs to be.
   ignoreExportsUsedInFile: true,
