@@ -23,9 +23,13 @@ export async function auditProductionDependencies({ cwd, env = process.env, regi
     return { status: "failed", summary: `npm audit gave no report (exit ${r.status ?? r.signal}): ${output || "no output"}`, findings: [] };
   }
   if (!report.auditReportVersion) {
-    // npm's answer when the advisory endpoint fails: { message, error: { summary, detail } }.
-    if (report.error) return { status: "unavailable", summary: `the registry's advisory endpoint could not be asked: ${report.message ?? "no reason given"}`, findings: [] };
-    return { status: "failed", summary: `npm audit gave an unknown report: ${r.stdout.slice(0, 200)}`, findings: [] };
+    // npm's answer when the advisory endpoint fails: { message, error: { summary, detail } }. Its
+    // own errors carry a code (ENOLOCK: no lockfile) and are failures.
+    if (report.error && !report.error.code) {
+      return { status: "unavailable", summary: `the registry's advisory endpoint could not be asked: ${report.message ?? "no reason given"}`, findings: [] };
+    }
+    const reason = report.error ? `${report.error.code}: ${report.error.summary}` : r.stdout.slice(0, 200);
+    return { status: "failed", summary: `npm audit failed: ${reason}`, findings: [] };
   }
   const counts = report.metadata?.vulnerabilities ?? {};
   const findings = Object.values(report.vulnerabilities ?? {})

@@ -128,6 +128,17 @@ describe("auditProductionDependencies", () => {
     expect((await audit()).status).not.toBe("ok");
   });
 
+  it("fails, rather than skips, when npm itself cannot audit (no lockfile)", async () => {
+    const bare = mkdtempSync(join(tmpdir(), "airlock-audit-nolock-"));
+    try {
+      writeFileSync(join(bare, "package.json"), JSON.stringify({ name: "bare", version: "1.0.0", dependencies: { "fx-prod": "1.0.0" } }));
+      const r = await auditProductionDependencies({ cwd: bare, registry: registry.url });
+      expect(r).toMatchObject({ status: "failed", summary: "npm audit failed: ENOLOCK: This command requires an existing lockfile." });
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
+  });
+
   it("says so when the registry is unreachable", async () => {
     const r = await auditProductionDependencies({ cwd: project, registry: "http://127.0.0.1:9/" });
     expect(r.status).toBe("unavailable");
