@@ -8,6 +8,11 @@ const securityHeaders = [
   { key: "Referrer-Policy", value: "same-origin" },
 ];
 
+// public/ holds the icons and the web manifest (scripts/icons.mjs), top-level files. Their names
+// carry no content hash, so not `immutable`: 30 days, after which a changed icon arrives.
+const PUBLIC_FILES = "/:file([^/]+\\.(?:ico|png|svg|webmanifest))";
+const publicFileHeaders = [{ key: "Cache-Control", value: "public, max-age=2592000" }];
+
 const nextConfig: NextConfig = {
   poweredByHeader: false,
   // `npm test` type-checks the whole project as its own step (tsc --noEmit);
@@ -16,7 +21,10 @@ const nextConfig: NextConfig = {
   // Native-ish server packages stay out of the bundle.
   serverExternalPackages: ["pg", "graphile-worker", "@kubernetes/client-node"],
   async headers() {
-    return [{ source: "/:path*", headers: securityHeaders }];
+    return [
+      { source: "/:path*", headers: securityHeaders },
+      { source: PUBLIC_FILES, headers: publicFileHeaders },
+    ];
   },
 };
 

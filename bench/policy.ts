@@ -2,20 +2,14 @@
 // the three exact checks on a generated policy of 50 rules over 8 properties.
 // Run: npx tsx bench/policy.ts
 import { performance } from "node:perf_hooks";
-import {
-  checkCompleteness,
-  checkConflicts,
-  checkNonVacuity,
-  ciTriagePolicy,
-  definePolicy,
-  evaluate,
-  factsFrom,
-  type Condition,
-  type Facts,
-  type PolicyDefinition,
-  type PolicyDefinitionInput,
-  type PropertyDefinition,
-} from "@/server/domain/policy";
+import { checkCompleteness } from "@/server/domain/policy/checks/completeness";
+import { checkConflicts } from "@/server/domain/policy/checks/conflicts";
+import { checkNonVacuity } from "@/server/domain/policy/checks/non-vacuity";
+import { evaluate } from "@/server/domain/policy/evaluate";
+import { factsFrom, type Facts } from "@/server/domain/policy/facts";
+import type { Condition, PolicyDefinition, PolicyDefinitionInput, PropertyDefinition } from "@/server/domain/policy/model";
+import { ciTriagePolicy } from "@/server/domain/policy/shipped/ci-triage";
+import { definePolicy } from "@/server/domain/policy/validate";
 
 const TARGET_DECISIONS_PER_SECOND = 50_000;
 const TARGET_CHECK_MS = 200;

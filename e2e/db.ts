@@ -34,12 +34,6 @@ async function connect(urlFile: string) {
 type Client = pg.Client;
 export type EventInput = { type: string; payload: unknown };
 
-export async function userByEmail(db: Client, email: string) {
-  const { rows } = await db.query<{ id: string }>(`SELECT "id" FROM "User" WHERE "email" = $1`, [email]);
-  if (!rows[0]) throw new Error(`no user ${email}`);
-  return rows[0].id;
-}
-
 /** A repository where `email` has `role`. */
 export async function repositoryOf(db: Client, email: string, role: "viewer" | "maintainer" | "admin") {
   const { rows } = await db.query<{ repositoryId: string }>(

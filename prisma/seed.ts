@@ -9,7 +9,7 @@ import { seedRepositories } from "./seed/repos";
 import { seedRuns } from "./seed/runs";
 import { seedStacks } from "./seed/stacks";
 import { seedDeliveries, seedTriggerRules } from "./seed/triggers";
-import { demoLogins, seedUsers } from "./seed/users";
+import { seedUsers } from "./seed/users";
 
 // The demo seed: users, repositories, CI objects, stacks, pools and grants,
 // trigger rules, and ~30 runs with transcripts, artifacts, approvals and
@@ -38,8 +38,6 @@ export async function seed(db: PrismaClient, opts: { now?: Date } = {}): Promise
   await addCredentials();
   return { runsCreated: runs.created, runsSkipped: runs.skipped, ms: Date.now() - t0 };
 }
-
-export { demoLogins };
 
 async function main() {
   const db = createPrismaClient(requireDatabaseUrl());

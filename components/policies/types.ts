@@ -8,9 +8,7 @@ type Outputs = inferRouterOutputs<AppRouter>["policies"];
 export type PolicyListItem = Outputs["list"][number];
 export type PolicyDetail = Outputs["byKind"];
 export type PolicyReview = Outputs["check"];
-export type PolicyVersionItem = Outputs["versions"][number];
 export type PolicyDiff = Outputs["diff"];
-export type TryItResult = Outputs["tryIt"];
 export type PolicyCheckStatus = "ok" | "warnings" | "invalid" | "unchecked";
 
 /** A one-word status for a review: invalid (model violations) > warnings (any finding) > ok. */

@@ -5,5 +5,4 @@ type Outputs = inferRouterOutputs<AppRouter>;
 
 /** What runs.byId returns: the run page's read model. */
 export type RunDetailView = Outputs["runs"]["byId"];
-export type RunArtifactView = Outputs["runs"]["artifact"];
 export type RunListPage = Outputs["runs"]["list"];

@@ -16,11 +16,6 @@ export function eventSearchText(event: { type: string; payload: unknown }): stri
   return [event.type, ...stringLeaves(event.payload)].join("\n");
 }
 
-export function matchesQuery(text: string, query: string): boolean {
-  const q = query.trim().toLowerCase();
-  return q !== "" && text.toLowerCase().includes(q);
-}
-
 export type Highlighted = { text: string; match: boolean };
 
 /** `text` split around every case-insensitive occurrence of `query`. */

@@ -111,9 +111,6 @@ const workflowRun = (repo: string, id: number, sha: string, branch: string, pr: 
   sender: { login: "github-actions[bot]", type: "Bot" },
 });
 
-/** Deliveries of the PR #412 failure: the first made the run, the redeliveries were dropped. */
-export const refundDeliveries = ["pay-412b", "pay-412b-redelivery-1", "pay-412b-redelivery-2", "pay-412b-rerequested"].map(stableUuid);
-
 export const deliveries: DeliverySeed[] = [
   { label: "pay-412b", event: "workflow_run", action: "completed", outcome: "processed", detail: "1 rule matched: payments-api-auto-repair-unit-tests", minutesAgo: 44, payload: workflowRun(REPO.payments, 11874410387, SHA.pay412b, "mchen/refund-idempotency", 412, "failure") },
   { label: "pay-412b-redelivery-1", event: "workflow_run", action: "completed", outcome: "duplicate", detail: "redelivery: dedupe key already dispatched", minutesAgo: 43, payload: workflowRun(REPO.payments, 11874410387, SHA.pay412b, "mchen/refund-idempotency", 412, "failure") },

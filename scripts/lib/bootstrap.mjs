@@ -16,11 +16,25 @@ export function run(cmd, args, opts = {}) {
   }
 }
 
-export function checkNode() {
-  const [major, minor] = process.versions.node.split(".").map(Number);
-  if (major < 20 || (major === 20 && minor < 19)) {
-    throw new Error(`Node ${process.versions.node} is too old: Airlock needs Node 20.19+ or 22.12+`);
-  }
+/**
+ * Which Node runs this, against the versions Airlock supports (package.json `engines`, .nvmrc,
+ * and the two CI runs on: .ci/run). Older than 20.19, 21, or 22 before 22.12 is refused: the
+ * toolchain needs `require()` of ES modules (vite, vitest, knip say so in their engines). Newer
+ * than 22 is allowed with a warning: it is not tested.
+ */
+export function nodeSupport(version = process.versions.node) {
+  const [major, minor] = version.split(".").map(Number);
+  const supported = "Node 20.19+ or 22.12+ (see .nvmrc)";
+  if ((major === 20 && minor >= 19) || (major === 22 && minor >= 12)) return { verdict: "supported" };
+  if (major > 22) return { verdict: "untested", message: `Node ${version} is not tested: Airlock supports ${supported}; going on` };
+  return { verdict: "unsupported", message: `Node ${version} is not supported: Airlock needs ${supported}` };
+}
+
+/** Throws on an unsupported Node; warns on an untested one. */
+export function checkNode(version = process.versions.node) {
+  const { verdict, message } = nodeSupport(version);
+  if (verdict === "unsupported") throw new Error(message);
+  if (verdict === "untested") say(`warning: ${message}`);
 }
 
 const lockDigest = () => createHash("sha256").update(readFileSync(join(root, "package-lock.json"))).digest("hex");

@@ -87,7 +87,6 @@ const zClaudeLine = z.discriminatedUnion("type", [
   zResult,
   z.object({ type: z.literal("stream_event") }).loose(),
 ]);
-export type ClaudeStreamMessage = z.infer<typeof zClaudeLine>;
 
 export type ClaudeOutcome = { isError: boolean; subtype: string; text?: string };
 

@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import {
   zCostEvent,
@@ -74,7 +73,6 @@ export const zScenario = z
   });
 
 export type Scenario = z.infer<typeof zScenario>;
-export type ScenarioEvent = z.infer<typeof zScenarioEvent>;
 
 function explain(error: z.ZodError): string {
   return error.issues
@@ -88,17 +86,6 @@ export function parseScenario(value: unknown, source = "scenario"): Scenario {
   const parsed = zScenario.safeParse(value);
   if (!parsed.success) throw new Error(`Invalid ${source}: ${explain(parsed.error)}`);
   return parsed.data;
-}
-
-export async function loadScenarioFile(path: string): Promise<Scenario> {
-  const text = await readFile(path, "utf8");
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`Invalid scenario ${path}: not JSON (${(err as Error).message})`);
-  }
-  return parseScenario(value, `scenario ${path}`);
 }
 
 /** Replaces {{name}} placeholders in every string of a JSON value. */

@@ -239,7 +239,6 @@ export const zContextBundle = z.object({
 });
 
 export type ContextBundle = z.infer<typeof zContextBundle>;
-export type BundleTask = z.infer<typeof zBundleTask>;
 export type BundleRepository = z.infer<typeof zBundleRepository>;
 export type BundleRef = z.infer<typeof zBundleRef>;
 export type BundleSource = z.infer<typeof zBundleSource>;

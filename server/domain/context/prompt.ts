@@ -14,7 +14,7 @@ import {
   type PromptVariable,
 } from "./prompt-variables";
 
-export { PROMPT_VARIABLES, PROMPT_VARIABLE_NAMES, checkPromptTemplate, type PromptVariable } from "./prompt-variables";
+export { PROMPT_VARIABLE_NAMES, checkPromptTemplate, type PromptVariable } from "./prompt-variables";
 
 export type RenderedPrompt = {
   prompt: string;

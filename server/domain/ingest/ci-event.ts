@@ -146,7 +146,6 @@ export const zPrLabeledEvent = z.object({
   pullRequest: zPullRequestSnapshot,
   label: z.string(),
 });
-export type PrLabeledEvent = z.infer<typeof zPrLabeledEvent>;
 
 export const PR_UPDATE_ACTIONS = [
   "opened",
@@ -171,7 +170,6 @@ export const zPrUpdatedEvent = z.object({
   before: z.string().nullable(),
   after: z.string().nullable(),
 });
-export type PrUpdatedEvent = z.infer<typeof zPrUpdatedEvent>;
 
 export const zReleaseAsset = z.object({
   name: z.string(),
@@ -181,7 +179,6 @@ export const zReleaseAsset = z.object({
   /** "sha256:<hex>" where the forge reports one. */
   digest: z.string().nullable(),
 });
-export type ReleaseAsset = z.infer<typeof zReleaseAsset>;
 
 export const zReleaseEvent = z.object({
   type: z.literal("release"),
@@ -202,7 +199,6 @@ export const zReleaseEvent = z.object({
   workflowName: z.string().nullable(),
   assets: z.array(zReleaseAsset),
 });
-export type ReleaseEvent = z.infer<typeof zReleaseEvent>;
 
 /** A submitted review: stored as PR discussion and review state; dispatches nothing. */
 export const zPrReviewEvent = z.object({
@@ -289,7 +285,6 @@ export const zIgnoredEvent = z.object({
   reason: z.string().min(1),
   repositoryFullName: z.string().nullable(),
 });
-export type IgnoredEvent = z.infer<typeof zIgnoredEvent>;
 
 export const zCiEvent = z.discriminatedUnion("type", [
   zFailedCheckEvent,
@@ -304,7 +299,6 @@ export const zCiEvent = z.discriminatedUnion("type", [
   zIgnoredEvent,
 ]);
 export type CiEvent = z.infer<typeof zCiEvent>;
-export type CiEventType = CiEvent["type"];
 
 /** Strip a leading "v" from tags that look like versions: "v1.2.3" -> "1.2.3", "nightly" stays. */
 export function versionFromTag(tag: string): string {

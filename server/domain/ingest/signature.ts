@@ -1,7 +1,7 @@
 // GitHub's webhook signature: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>`.
 // Computed over the exact bytes received (not a decoded string), so a body that is not valid
 // UTF-8, or that a proxy re-encoded, fails instead of verifying against something else.
-// (`@octokit/webhooks-methods`' verify takes a string and is only a transitive dependency.)
+// (`@octokit/webhooks-methods`' verify takes a string, so it is not used.)
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 const PREFIX = "sha256=";

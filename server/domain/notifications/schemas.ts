@@ -34,4 +34,3 @@ export const zNotifyInput = z.object({
   pullRequestId: z.string().min(1).nullish(),
   dedupeKey: z.string().min(1).max(500),
 });
-export type NotifyInput = z.input<typeof zNotifyInput>;

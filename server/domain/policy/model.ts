@@ -52,7 +52,6 @@ export const zPropertyDefinition = z.discriminatedUnion("type", [
   zStringProperty,
 ]);
 export type PropertyDefinition = z.infer<typeof zPropertyDefinition>;
-export type PropertyType = PropertyDefinition["type"];
 
 // Conditions. Leaves test one property; groups nest. Written as readable keyed objects
 // (`{ property: "failing_stage", is: "deploy" }`) because people read and review them as data.
@@ -68,7 +67,6 @@ export type GroupCondition = { all: Condition[] } | { any: Condition[] } | { non
 
 export type Condition = LeafCondition | GroupCondition;
 
-export type LeafTest = "is" | "isNot" | "inList" | "below" | "above" | "isEmpty";
 export type GroupKind = "all" | "any" | "none";
 
 // Recursive, so the type is declared by hand above and the schema is checked against it.
@@ -95,7 +93,6 @@ export const zConclusion = z.strictObject({
   property: zPolicyName,
   value: zScalar,
 });
-export type Conclusion = z.infer<typeof zConclusion>;
 
 export const zRule = z.strictObject({
   name: zPolicyName,

@@ -63,7 +63,6 @@ export const zProof = z.discriminatedUnion("via", [
     unmatched: z.array(zRuleProof),
   }),
 ]);
-export type Proof = z.infer<typeof zProof>;
 
 /** The leaves of a proof tree, depth first; handy for display and tests. */
 export function proofLeaves(node: ProofNode): ProofLeaf[] {

@@ -90,4 +90,3 @@ export const zRunCheckInput = z.object({
     .max(200)
     .regex(/^$|^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]+$/, "A branch name"),
 });
-export type RunCheckInput = z.output<typeof zRunCheckInput>;

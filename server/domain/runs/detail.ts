@@ -30,8 +30,6 @@ const runDetailInclude = {
   decisions: { orderBy: { createdAt: "asc" }, select: { id: true, subject: true, property: true, value: true, ruleName: true, createdAt: true } },
 } satisfies Prisma.AgentDispatchRunInclude;
 
-export type RunDetail = Prisma.AgentDispatchRunGetPayload<{ include: typeof runDetailInclude }>;
-
 export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: RepoRole }) {
   const run = await opts.db.agentDispatchRun.findUnique({ where: { id: opts.runId }, include: runDetailInclude });
   if (!run) throw new AppError("NOT_FOUND", "No such run.");

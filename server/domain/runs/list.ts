@@ -22,7 +22,6 @@ export const zRunListInput = zRunListFilter.extend({
   cursor: z.string().max(200).nullish(),
   limit: z.number().int().min(1).max(100).default(25),
 });
-export type RunListInput = z.input<typeof zRunListInput>;
 
 type Cursor = { createdAt: Date; id: string };
 

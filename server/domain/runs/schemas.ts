@@ -4,7 +4,6 @@
 import { z } from "zod";
 
 export const ATTACHMENT_KINDS = ["note", "link", "file_excerpt"] as const;
-export type AttachmentKind = (typeof ATTACHMENT_KINDS)[number];
 
 /** Longest attached text; the event catalogue bounds event text at 64 KiB. */
 export const MAX_ATTACHMENT_CHARS = 20_000;

@@ -7,7 +7,7 @@ import { checkPromptTemplate } from "@/server/domain/context/schemas";
 import { zTaskKind } from "@/server/domain/ingest/schemas";
 import { zStackSpec, type StackSpec } from "./spec-schema";
 
-export { zStackSpec, type StackSpec } from "./spec-schema";
+export type { StackSpec } from "./spec-schema";
 
 export const zStackName = z
   .string()

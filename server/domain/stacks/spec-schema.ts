@@ -64,6 +64,4 @@ export const zStackSpec = z.object({
   limits: zStackLimits.default({ wallClockMinutes: 30, maxCostUsd: 5, maxRetries: 2 }),
 });
 
-export type McpServer = z.infer<typeof zMcpServer>;
-export type Subagent = z.infer<typeof zSubagent>;
 export type StackSpec = z.infer<typeof zStackSpec>;

@@ -102,4 +102,3 @@ export async function dryRunTriggerRule(opts: { db: Db; actor: ConfigActor; inpu
   };
 }
 
-export type DryRunResult = Awaited<ReturnType<typeof dryRunTriggerRule>>;

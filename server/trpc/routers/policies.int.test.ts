@@ -1,7 +1,9 @@
 import { TRPCError } from "@trpc/server";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { factsFrom, proofLeaves, type PolicyDefinition } from "@/server/domain/policy";
+import { factsFrom } from "@/server/domain/policy/facts";
+import type { PolicyDefinition } from "@/server/domain/policy/model";
+import { proofLeaves } from "@/server/domain/policy/proof";
 import { callerFor, createRepository, createUser } from "@/server/testing/factories";
 
 async function editableTriage(): Promise<{ definition: PolicyDefinition; version: number }> {

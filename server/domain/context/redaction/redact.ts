@@ -20,7 +20,7 @@ import {
 import { redactPrivateKeys } from "./private-keys";
 import type { RedactionReport } from "./report";
 
-export { zRedactionEntry, zRedactionReport, type RedactionEntry, type RedactionReport } from "./report";
+export type { RedactionReport } from "./report";
 
 export type KnownSecret = { name: string; value: string };
 export type RedactOptions = { secrets?: readonly KnownSecret[] };
@@ -100,8 +100,6 @@ export function mergeReports(reports: readonly RedactionReport[]): RedactionRepo
   }
   return tally.report();
 }
-
-export const CLEAN_REPORT: RedactionReport = { status: "clean", entries: [], warnings: [] };
 
 // ---------------------------------------------------------------- internals
 

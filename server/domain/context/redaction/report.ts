@@ -11,7 +11,6 @@ export const zRedactionEntry = z.object({
   count: z.number().int().positive(),
   reason: z.string(),
 });
-export type RedactionEntry = z.infer<typeof zRedactionEntry>;
 
 export const zRedactionReport = z.object({
   status: z.enum(["clean", "redacted"]),

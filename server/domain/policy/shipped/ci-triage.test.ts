@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { conditionHolds } from "../conditions";
-import { checkCompleteness, checkConflicts, checkNonVacuity, formatRegion, regionContains } from "../index";
+import { checkCompleteness } from "../checks/completeness";
+import { checkConflicts } from "../checks/conflicts";
+import { checkNonVacuity } from "../checks/non-vacuity";
+import { formatRegion, regionContains } from "../checks/region";
 import { evaluate } from "../evaluate";
 import { factsFrom, PolicyFactError, type Facts } from "../facts";
 import type { Condition, PolicyDefinition, Rule } from "../model";

