@@ -5,9 +5,11 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
-import { Button } from "@/components/ui/button";
+import { LoadMore } from "@/components/ui/load-more";
 import { cn } from "@/components/ui/cn";
-import { formatRelative, formatUsd, shortSha, taskKindLabel } from "@/components/ui/format";
+import { formatUsd, shortSha, taskKindLabel } from "@/components/ui/format";
+import { Table, TableRow } from "@/components/ui/table";
+import { RelativeTime } from "@/components/ui/time";
 import { RunSource, RunStatus, TaskKind } from "@/server/db/generated/enums";
 import { runFiltersToSearch, runListInput, withoutStatus, type RunFilters } from "./filters";
 import { RunStatusBadge, runStatusLabel } from "./status-badge";
@@ -16,6 +18,16 @@ import { useRunStatusStream } from "./use-run-status-stream";
 
 const selectClass = "h-8 rounded-md border border-zinc-300 bg-white px-2 text-sm dark:border-zinc-700 dark:bg-zinc-900";
 const words = (s: string) => s.replaceAll("_", " ");
+const columns = [
+  "Run",
+  "Status",
+  { label: "Repository", className: "hidden md:table-cell" },
+  { label: "Task", className: "hidden lg:table-cell" },
+  { label: "Stack", className: "hidden lg:table-cell" },
+  { label: "Ref", className: "hidden xl:table-cell" },
+  { label: "Cost", className: "hidden text-right md:table-cell" },
+  { label: "Created", className: "text-right" },
+];
 
 export function RunsList({ filters }: { filters: RunFilters }) {
   const trpc = useTRPC();
@@ -113,66 +125,37 @@ export function RunsList({ filters }: { filters: RunFilters }) {
 
       {filters.status === undefined && <Suggestions filters={filters} />}
 
-      <div className="overflow-hidden rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
-        <table className="w-full text-sm">
-          <thead className="border-b border-zinc-200 bg-zinc-50 text-left text-xs text-zinc-600 uppercase dark:border-zinc-800 dark:bg-zinc-900/60 dark:text-zinc-400">
-            <tr>
-              <th className="px-3 py-2 font-medium">Run</th>
-              <th className="px-3 py-2 font-medium">Status</th>
-              <th className="hidden px-3 py-2 font-medium md:table-cell">Repository</th>
-              <th className="hidden px-3 py-2 font-medium lg:table-cell">Task</th>
-              <th className="hidden px-3 py-2 font-medium lg:table-cell">Stack</th>
-              <th className="hidden px-3 py-2 font-medium xl:table-cell">Ref</th>
-              <th className="hidden px-3 py-2 text-right font-medium md:table-cell">Cost</th>
-              <th className="px-3 py-2 text-right font-medium">Created</th>
-            </tr>
-          </thead>
-          <tbody data-testid="runs-table" className="divide-y divide-zinc-100 dark:divide-zinc-800">
-            {items.map((run) => (
-              <tr key={run.id} className="hover:bg-zinc-50 dark:hover:bg-zinc-800/50">
-                <td className="max-w-md px-3 py-2">
-                  <Link href={`/runs/${run.id}`} className="font-medium text-zinc-900 hover:text-indigo-700 dark:text-zinc-100 dark:hover:text-indigo-300">
-                    <span className="mr-1.5 font-mono text-xs text-zinc-500 dark:text-zinc-400">#{run.number}</span>
-                    {run.title}
-                  </Link>
-                  <div className="truncate text-xs text-zinc-600 dark:text-zinc-400">
-                    {words(run.source)} by {run.actor}
-                    {run.pullRequest && ` · PR #${run.pullRequest.number}`}
-                    {run.isFork && <span className="ml-1 text-amber-800 dark:text-amber-300">· fork</span>}
-                  </div>
-                </td>
-                <td className="px-3 py-2">
-                  <RunStatusBadge status={run.status} />
-                </td>
-                <td className="hidden px-3 py-2 text-zinc-700 md:table-cell dark:text-zinc-300">{run.repository.fullName}</td>
-                <td className="hidden px-3 py-2 lg:table-cell">{taskKindLabel[run.taskKind]}</td>
-                <td className="hidden px-3 py-2 font-mono text-xs lg:table-cell">{run.stackName ?? "—"}</td>
-                <td className="hidden px-3 py-2 font-mono text-xs text-zinc-600 xl:table-cell dark:text-zinc-400">
-                  {run.headBranch ?? "—"} @ {shortSha(run.headSha)}
-                </td>
-                <td className="hidden px-3 py-2 text-right tabular-nums md:table-cell">{formatUsd(run.costUsd)}</td>
-                <td className="px-3 py-2 text-right text-xs text-zinc-600 dark:text-zinc-400" title={run.createdAt.toISOString()} suppressHydrationWarning>
-                  {formatRelative(run.createdAt)}
-                </td>
-              </tr>
-            ))}
-            {items.length === 0 && !runs.isPending && (
-              <tr>
-                <td colSpan={8} className="px-3 py-10 text-center text-zinc-600 dark:text-zinc-400">
-                  No runs match these filters.
-                </td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
-      {runs.hasNextPage && (
-        <div className="flex justify-center">
-          <Button onClick={() => runs.fetchNextPage()} disabled={runs.isFetchingNextPage}>
-            {runs.isFetchingNextPage ? "Loading…" : "Load more"}
-          </Button>
-        </div>
-      )}
+      <Table columns={columns} bodyTestId="runs-table" empty={items.length === 0 && !runs.isPending ? "No runs match these filters." : null}>
+        {items.map((run) => (
+          <TableRow key={run.id} interactive>
+            <td className="max-w-md">
+              <Link href={`/runs/${run.id}`} className="font-medium text-zinc-900 hover:text-indigo-700 dark:text-zinc-100 dark:hover:text-indigo-300">
+                <span className="mr-1.5 font-mono text-xs text-zinc-500 dark:text-zinc-400">#{run.number}</span>
+                {run.title}
+              </Link>
+              <div className="truncate text-xs text-zinc-600 dark:text-zinc-400">
+                {words(run.source)} by {run.actor}
+                {run.pullRequest && ` · PR #${run.pullRequest.number}`}
+                {run.isFork && <span className="ml-1 text-amber-800 dark:text-amber-300">· fork</span>}
+              </div>
+            </td>
+            <td>
+              <RunStatusBadge status={run.status} />
+            </td>
+            <td className="hidden text-zinc-700 md:table-cell dark:text-zinc-300">{run.repository.fullName}</td>
+            <td className="hidden lg:table-cell">{taskKindLabel[run.taskKind]}</td>
+            <td className="hidden font-mono text-xs lg:table-cell">{run.stackName ?? "—"}</td>
+            <td className="hidden font-mono text-xs text-zinc-600 xl:table-cell dark:text-zinc-400">
+              {run.headBranch ?? "—"} @ {shortSha(run.headSha)}
+            </td>
+            <td className="hidden text-right tabular-nums md:table-cell">{formatUsd(run.costUsd)}</td>
+            <td className="text-right text-xs text-zinc-600 dark:text-zinc-400">
+              <RelativeTime date={run.createdAt} />
+            </td>
+          </TableRow>
+        ))}
+      </Table>
+      <LoadMore query={runs} />
     </div>
   );
 }
