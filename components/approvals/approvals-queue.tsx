@@ -5,6 +5,8 @@ import Link from "next/link";
 import { useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
 import { Badge } from "@/components/ui/badge";
+import { Table } from "@/components/ui/table";
+import { RelativeTime } from "@/components/ui/time";
 import { useApprovalStream } from "./use-approval-stream";
 
 // The approvals queue: pending first, oldest first, with counts and filters (repository,
@@ -21,11 +23,6 @@ const ages = [
 
 export const statusTone = (s: string) => (s === "pending" ? "warning" : s === "executed" ? "success" : s === "rejected" || s === "failed" ? "danger" : "neutral") as "warning" | "success" | "danger" | "neutral";
 
-function age(from: Date, now: number): string {
-  const m = Math.max(0, Math.round((now - from.getTime()) / 60_000));
-  return m < 60 ? `${m} min` : m < 1440 ? `${Math.round(m / 60)} h` : `${Math.round(m / 1440)} d`;
-}
-
 export function ApprovalsQueue() {
   const trpc = useTRPC();
   const [repositoryId, setRepositoryId] = useState<string | undefined>();
@@ -38,7 +35,6 @@ export function ApprovalsQueue() {
   const list = useQuery({ ...trpc.approvals.list.queryOptions({ ...filter, limit: 100 }), refetchInterval: poll });
   const counts = useQuery({ ...trpc.approvals.counts.queryOptions(filter), refetchInterval: poll });
   const repos = useQuery(trpc.repositories.mine.queryOptions());
-  const now = list.dataUpdatedAt;
   const select = "rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-950";
 
   return (
@@ -78,46 +74,32 @@ export function ApprovalsQueue() {
           ))}
         </select>
       </div>
-      {list.data && list.data.length === 0 ? (
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">Nothing waits for approval.</p>
-      ) : (
-        <table className="w-full text-sm">
-          <thead className="text-left text-xs text-zinc-600 dark:text-zinc-400">
-            <tr>
-              <th className="py-1">Action</th>
-              <th>Target</th>
-              <th>Run</th>
-              <th>Stack</th>
-              <th>Age</th>
-              <th>Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(list.data ?? []).map((a) => (
-              <tr key={a.id} className="border-t border-zinc-200 dark:border-zinc-800">
-                <td className="py-1.5">
-                  <Link href={`/approvals/${a.id}`} className="text-indigo-600 hover:underline dark:text-indigo-400">
-                    {a.action.replaceAll("_", " ")}
-                  </Link>
-                </td>
-                <td className="font-mono text-xs">
-                  {a.run.repository.fullName} {[a.targetBranch, a.targetPrNumber && `#${a.targetPrNumber}`, a.targetCheck].filter(Boolean).join(" ")}
-                </td>
-                <td>
-                  <Link href={`/runs/${a.run.id}`} className="hover:underline">
-                    #{a.run.number} {a.run.title}
-                  </Link>
-                </td>
-                <td className="text-xs">{a.stackName ?? "—"}</td>
-                <td className="text-xs">{age(a.createdAt, now)}</td>
-                <td>
-                  <Badge tone={statusTone(a.status)}>{a.expired ? "expired" : a.status}</Badge>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Table columns={["Action", "Target", "Run", "Stack", "Requested", "Status"]} empty={list.data && list.data.length === 0 ? "Nothing waits for approval." : null}>
+        {(list.data ?? []).map((a) => (
+          <tr key={a.id}>
+            <td>
+              <Link href={`/approvals/${a.id}`} className="text-indigo-600 hover:underline dark:text-indigo-400">
+                {a.action.replaceAll("_", " ")}
+              </Link>
+            </td>
+            <td className="font-mono text-xs">
+              {a.run.repository.fullName} {[a.targetBranch, a.targetPrNumber && `#${a.targetPrNumber}`, a.targetCheck].filter(Boolean).join(" ")}
+            </td>
+            <td>
+              <Link href={`/runs/${a.run.id}`} className="hover:underline">
+                #{a.run.number} {a.run.title}
+              </Link>
+            </td>
+            <td className="text-xs">{a.stackName ?? "—"}</td>
+            <td className="text-xs">
+              <RelativeTime date={a.createdAt} />
+            </td>
+            <td>
+              <Badge tone={statusTone(a.status)}>{a.expired ? "expired" : a.status}</Badge>
+            </td>
+          </tr>
+        ))}
+      </Table>
     </div>
   );
 }
