@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { authClient } from "@/components/providers/auth-client";
+import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 
 export function SignInForm({ next, github }: { next: string; github: boolean }) {
@@ -52,9 +53,7 @@ export function SignInForm({ next, github }: { next: string; github: boolean }) 
           />
         </label>
         {error && (
-          <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-300">
-            {error}
-          </p>
+          <Alert variant="banner">{error}</Alert>
         )}
         <Button type="submit" variant="primary" className="w-full" disabled={pending}>
           {pending ? "Signing in…" : "Sign in"}

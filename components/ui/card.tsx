@@ -15,7 +15,7 @@ export const cardVariants = cva("rounded-lg border", {
   defaultVariants: { tone: "default", padding: "md" },
 });
 
-type CardElement = "div" | "section" | "article" | "aside" | "ul" | "ol" | "dl" | "form";
+type CardElement = "div" | "section" | "article" | "aside" | "nav" | "ul" | "ol" | "dl" | "form";
 
 export type CardProps = React.HTMLAttributes<HTMLElement> & VariantProps<typeof cardVariants> & { as?: CardElement };
 
