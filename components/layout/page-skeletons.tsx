@@ -1,5 +1,5 @@
 import { Card } from "@/components/ui/card";
-import { LoadingRegion, Skeleton, SkeletonLines, SkeletonTable } from "@/components/ui/skeleton";
+import { LoadingRegion, Skeleton, SkeletonField, SkeletonLines, SkeletonTable } from "@/components/ui/skeleton";
 
 // The shapes a page takes while it loads: the route's loading.tsx and a component whose query
 // is still pending show the same skeleton, so nothing jumps when the data arrives.
@@ -46,6 +46,19 @@ export function DetailPageSkeleton({ label, panels = 2 }: { label: string; panel
   );
 }
 
+/** The metrics page's figures. */
+export function MetricsSkeleton() {
+  return (
+    <LoadingRegion label="Loading the metrics" className="grid grid-cols-2 gap-3 md:grid-cols-4">
+      {Array.from({ length: 8 }, (_, i) => (
+        <Card key={i}>
+          <SkeletonField size="lg" />
+        </Card>
+      ))}
+    </LoadingRegion>
+  );
+}
+
 /** The run page: header, context | transcript | details. */
 export function RunPageSkeleton({ label = "Loading the run" }: { label?: string }) {
   return (
@@ -54,10 +67,7 @@ export function RunPageSkeleton({ label = "Loading the run" }: { label?: string 
       <Skeleton className="h-7 w-96 max-w-full" />
       <Card padding="sm" className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-6">
         {Array.from({ length: 12 }, (_, i) => (
-          <div key={i} className="space-y-1.5">
-            <Skeleton className="h-2.5 w-16" />
-            <Skeleton className="h-3.5 w-24" />
-          </div>
+          <SkeletonField key={i} />
         ))}
       </Card>
       <div className="grid grid-cols-1 gap-3 lg:grid-cols-[280px_minmax(0,1fr)_300px]">

@@ -2,12 +2,12 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { MetricsSkeleton } from "@/components/layout/page-skeletons";
 import { useTRPC } from "@/components/providers/trpc";
 import { Alert } from "@/components/ui/alert";
 import { Card, cardVariants } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
 import { formatDuration, formatUsd } from "@/components/ui/format";
-import { LoadingRegion, Skeleton } from "@/components/ui/skeleton";
 import { runStatusLabel } from "@/components/runs/status-badge";
 import type { RunStatus } from "@/server/db/generated/enums";
 
@@ -24,19 +24,6 @@ function Stat({ label, value, hint }: { label: string; value: string; hint?: str
       <dd className="mt-1 text-2xl font-semibold tabular-nums">{value}</dd>
       {hint && <dd className="mt-0.5 text-xs text-zinc-500">{hint}</dd>}
     </Card>
-  );
-}
-
-export function MetricsSkeleton() {
-  return (
-    <LoadingRegion label="Loading the metrics" className="grid grid-cols-2 gap-3 md:grid-cols-4">
-      {Array.from({ length: 8 }, (_, i) => (
-        <Card key={i} className="space-y-2">
-          <Skeleton className="h-3 w-24" />
-          <Skeleton className="h-7 w-16" />
-        </Card>
-      ))}
-    </LoadingRegion>
   );
 }
 

@@ -28,6 +28,16 @@ export function SkeletonLines({ lines = 3, className }: { lines?: number; classN
   );
 }
 
+/** A label over its value: a stat, a header field. */
+export function SkeletonField({ size = "sm", className }: { size?: "sm" | "lg"; className?: string }) {
+  return (
+    <div className={cn("space-y-1.5", className)}>
+      <Skeleton className="h-2.5 w-16" />
+      <Skeleton className={size === "lg" ? "h-7 w-20" : "h-3.5 w-24"} />
+    </div>
+  );
+}
+
 /** Rows of a table that is loading, on the same card as the real one. */
 export function SkeletonTable({ rows = 8, columns = 5, className }: { rows?: number; columns?: number; className?: string }) {
   return (
