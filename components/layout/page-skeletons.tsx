@@ -59,6 +59,15 @@ export function MetricsSkeleton() {
   );
 }
 
+export function MetricsPageSkeleton() {
+  return (
+    <div className="space-y-6">
+      <TitleBlock />
+      <MetricsSkeleton />
+    </div>
+  );
+}
+
 /** The run page: header, context | transcript | details. */
 export function RunPageSkeleton({ label = "Loading the run" }: { label?: string }) {
   return (
