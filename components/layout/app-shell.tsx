@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
+import { NuqsAdapter } from "nuqs/adapters/next/app";
 import { authClient } from "@/components/providers/auth-client";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
@@ -61,7 +62,10 @@ export function AppShell({ user, children }: { user: ShellUser; children: React.
           </div>
         </div>
       </header>
-      <main className="mx-auto w-full max-w-[1600px] flex-1 px-4 py-6">{children}</main>
+      <main className="mx-auto w-full max-w-[1600px] flex-1 px-4 py-6">
+        {/* Lists keep their filters in the URL (nuqs). */}
+        <NuqsAdapter>{children}</NuqsAdapter>
+      </main>
     </div>
   );
 }
