@@ -2,14 +2,14 @@
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useDeferredValue, useState } from "react";
+import { useQueryStates } from "nuqs";
 import { useTRPC } from "@/components/providers/trpc";
+import { FilterInput } from "@/components/ui/filter-controls";
 import { LoadMore } from "@/components/ui/load-more";
 import { Table } from "@/components/ui/table";
 import { RelativeTime } from "@/components/ui/time";
 
-const inputClass =
-  "h-8 rounded-md border border-zinc-300 bg-white px-2 text-sm dark:border-zinc-700 dark:bg-zinc-900";
+import { auditFilterParsers, auditListInput } from "./filters";
 
 const columns = ["When", "Actor", "Action", "Object", { label: "Detail", className: "hidden lg:table-cell" }];
 
@@ -22,12 +22,8 @@ function objectHref(objectType: string, objectId: string): string | null {
 
 export function AuditLog() {
   const trpc = useTRPC();
-  const [actor, setActor] = useState("");
-  const [action, setAction] = useState("");
-  const filter = { actor: useDeferredValue(actor) || undefined, action: useDeferredValue(action) || undefined };
-  const q = useInfiniteQuery(
-    trpc.audit.list.infiniteQueryOptions({ ...filter, limit: 50 }, { getNextPageParam: (last) => last.nextCursor }),
-  );
+  const [values, setFilters] = useQueryStates(auditFilterParsers, { history: "replace" });
+  const q = useInfiniteQuery(trpc.audit.list.infiniteQueryOptions(auditListInput(values), { getNextPageParam: (last) => last.nextCursor }));
   const items = q.data?.pages.flatMap((p) => p.items) ?? [];
   return (
     <div className="space-y-4">
@@ -37,8 +33,8 @@ export function AuditLog() {
           <p className="text-sm text-zinc-500">Every change a person made: who, what, when, to which object.</p>
         </div>
         <div className="flex gap-2">
-          <input aria-label="Filter by actor" placeholder="Actor" className={inputClass} value={actor} onChange={(e) => setActor(e.target.value)} />
-          <input aria-label="Filter by action" placeholder="Action (e.g. run.)" className={inputClass} value={action} onChange={(e) => setAction(e.target.value)} />
+          <FilterInput aria-label="Filter by actor" placeholder="Actor" value={values.actor} onCommit={(actor) => void setFilters({ actor })} />
+          <FilterInput aria-label="Filter by action" placeholder="Action (e.g. run.)" value={values.action} onCommit={(action) => void setFilters({ action })} />
         </div>
       </div>
       <Table columns={columns} bodyTestId="audit-table" empty={items.length === 0 && !q.isPending ? "No audit entries match." : null}>

@@ -2,7 +2,7 @@
 
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useQueryStates } from "nuqs";
 import { toast } from "sonner";
 import { useTRPC } from "@/components/providers/trpc";
 import { Badge } from "@/components/ui/badge";
@@ -12,7 +12,8 @@ import { cn } from "@/components/ui/cn";
 import { EmptyState } from "@/components/ui/empty-state";
 import { LoadMore } from "@/components/ui/load-more";
 import { RelativeTime } from "@/components/ui/time";
-import { INBOX_PAGE_SIZE, notificationKindLabel } from "@/server/domain/notifications/schemas";
+import { notificationKindLabel } from "@/server/domain/notifications/schemas";
+import { inboxInput, notificationFilterParsers } from "./filters";
 
 const kindTone = (kind: string) => (kind === "triage_rollback" || kind === "write_back_failed" ? "danger" : "warning") as "danger" | "warning";
 
@@ -20,13 +21,8 @@ const kindTone = (kind: string) => (kind === "triage_rollback" || kind === "writ
 export function NotificationsInbox() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [unreadOnly, setUnreadOnly] = useState(false);
-  const q = useInfiniteQuery(
-    trpc.notifications.list.infiniteQueryOptions(
-      { unreadOnly, limit: INBOX_PAGE_SIZE },
-      { getNextPageParam: (last) => last.nextCursor },
-    ),
-  );
+  const [{ unread: unreadOnly }, setFilters] = useQueryStates(notificationFilterParsers, { history: "push" });
+  const q = useInfiniteQuery(trpc.notifications.list.infiniteQueryOptions(inboxInput({ unread: unreadOnly }), { getNextPageParam: (last) => last.nextCursor }));
   const items = q.data?.pages.flatMap((p) => p.items) ?? [];
   // Refresh the list and the bell together after any change of read state.
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.notifications.pathKey() });
@@ -53,7 +49,7 @@ export function NotificationsInbox() {
         </div>
         <div className="flex items-center gap-3">
           <label className="flex items-center gap-2 text-sm">
-            <input type="checkbox" checked={unreadOnly} onChange={(e) => setUnreadOnly(e.target.checked)} className="size-4" />
+            <input type="checkbox" checked={unreadOnly} onChange={(e) => void setFilters({ unread: e.target.checked })} className="size-4" />
             Unread only
           </label>
           <Button
