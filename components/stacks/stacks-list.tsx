@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
+import { useQueryStates } from "nuqs";
 import { toast } from "sonner";
 import { ListPageSkeleton } from "@/components/layout/page-skeletons";
 import { useTRPC } from "@/components/providers/trpc";
@@ -11,9 +12,11 @@ import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { buttonVariants } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
+import { FilterInput, FilterSelect } from "@/components/ui/filter-controls";
 import { Table } from "@/components/ui/table";
 import { RelativeTime } from "@/components/ui/time";
 import { APPROVAL_MODE_LABELS } from "@/server/domain/stacks/schemas";
+import { filterStacks, stackFilterParsers } from "./filters";
 
 // Every stack: model, adapter, approval mode, how many trigger rules use it and its last run,
 // with edit, clone and archive. Who may change which stack: server/domain/stacks/permissions.ts.
@@ -24,6 +27,7 @@ export function StacksList() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const list = useQuery(trpc.stacks.list.queryOptions());
+  const [filters, setFilters] = useQueryStates(stackFilterParsers, { history: "push" });
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.stacks.list.queryKey() });
   const archive = useMutation(
     trpc.stacks.archive.mutationOptions({
@@ -46,7 +50,9 @@ export function StacksList() {
 
   if (list.isPending) return <ListPageSkeleton label="Loading the stacks" filters={0} columns={6} />;
   if (list.error) return <Alert>{list.error.message}</Alert>;
-  const { stacks, canCreate } = list.data;
+  const { canCreate } = list.data;
+  const stacks = filterStacks(list.data.stacks, filters);
+  const filtered = filters.q !== null || filters.show !== null;
 
   return (
     <div className="space-y-4">
@@ -68,7 +74,20 @@ export function StacksList() {
           </ActionButton>
         )}
       </div>
-      <Table columns={columns} data-testid="stacks-table" empty={stacks.length === 0 ? "No stacks yet." : null}>
+      <div role="search" aria-label="Filter stacks" className="flex flex-wrap items-center gap-2">
+        <FilterInput type="search" aria-label="Search stacks" placeholder="Name, description or model" value={filters.q} onCommit={(q) => void setFilters({ q }, { history: "replace" })} className="w-64" />
+        <FilterSelect
+          label="Archived"
+          allLabel="Active and archived"
+          value={filters.show}
+          onChange={(show) => void setFilters({ show })}
+          options={[
+            { value: "active", label: "Active only" },
+            { value: "archived", label: "Archived only" },
+          ]}
+        />
+      </div>
+      <Table columns={columns} data-testid="stacks-table" empty={stacks.length > 0 ? null : filtered ? "No stacks match these filters." : "No stacks yet."}>
         {stacks.map((s) => (
           <tr key={s.id} className={cn(s.archivedAt && "opacity-60")} data-testid={`stack-row-${s.name}`}>
             <td>

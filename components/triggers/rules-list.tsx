@@ -2,6 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useQueryStates } from "nuqs";
 import { ListPageSkeleton } from "@/components/layout/page-skeletons";
 import { useTRPC } from "@/components/providers/trpc";
 import { ActionButton } from "@/components/ui/action-button";
@@ -9,8 +10,11 @@ import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { buttonVariants } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
+import { FilterInput, FilterSelect } from "@/components/ui/filter-controls";
 import { taskKindLabel } from "@/components/ui/format";
 import { Table } from "@/components/ui/table";
+import { TRIGGER_KINDS } from "@/server/domain/ingest/schemas";
+import { EVERY_REPOSITORY, filterRules, ruleFilterParsers } from "./filters";
 import { KIND_LABELS } from "./rule-form";
 
 // Trigger rules the user can see (their repositories' and the ones for every repository): what
@@ -21,9 +25,13 @@ const columns = ["Rule", "Kind", "Repository", "Matches", "Stack", "Task, action
 export function RulesList() {
   const trpc = useTRPC();
   const list = useQuery(trpc.triggers.list.queryOptions());
+  const [filters, setFilters] = useQueryStates(ruleFilterParsers, { history: "push" });
   if (list.isPending) return <ListPageSkeleton label="Loading the trigger rules" filters={0} columns={7} />;
   if (list.error) return <Alert>{list.error.message}</Alert>;
-  const { rules, canCreate } = list.data;
+  const { canCreate } = list.data;
+  const rules = filterRules(list.data.rules, filters);
+  const filtered = filters.q !== null || filters.kind !== null || filters.repositoryId !== null;
+  const repositories = [...new Map(list.data.rules.flatMap((r) => (r.repository ? [[r.repository.id, r.repository.fullName] as const] : []))).entries()];
   const keys = (r: (typeof rules)[number]) =>
     [
       r.workflow && `workflow ${r.workflow}`,
@@ -46,7 +54,18 @@ export function RulesList() {
           <ActionButton variant="primary" disabledReason="Creating a trigger rule needs the maintainer role on a repository.">New rule</ActionButton>
         )}
       </div>
-      <Table columns={columns} data-testid="rules-table" empty={rules.length === 0 ? "No trigger rules yet." : null}>
+      <div role="search" aria-label="Filter trigger rules" className="flex flex-wrap items-center gap-2">
+        <FilterInput type="search" aria-label="Search trigger rules" placeholder="Rule or stack name" value={filters.q} onCommit={(q) => void setFilters({ q }, { history: "replace" })} className="w-64" />
+        <FilterSelect label="Kind" allLabel="All kinds" value={filters.kind} onChange={(kind) => void setFilters({ kind })} options={TRIGGER_KINDS.map((k) => ({ value: k, label: KIND_LABELS[k] }))} />
+        <FilterSelect
+          label="Repository"
+          allLabel="All repositories"
+          value={filters.repositoryId}
+          onChange={(repositoryId) => void setFilters({ repositoryId })}
+          options={[{ value: EVERY_REPOSITORY, label: "Rules for every repository" }, ...repositories.map(([value, label]) => ({ value, label }))]}
+        />
+      </div>
+      <Table columns={columns} data-testid="rules-table" empty={rules.length > 0 ? null : filtered ? "No trigger rules match these filters." : "No trigger rules yet."}>
         {rules.map((r) => (
           <tr key={r.id} className={cn(!r.enabled && "opacity-60")}>
             <td>
