@@ -11,6 +11,7 @@ import { cn } from "@/components/ui/cn";
 import { NotificationBell } from "@/components/notifications/notification-bell";
 import { consoleNav } from "./nav";
 import { ShortcutsDialog } from "./shortcuts-dialog";
+import { ThemeSwitch } from "./theme-switch";
 import { useGlobalShortcuts } from "./use-global-shortcuts";
 
 type ShellUser = { name: string; email: string; isAdmin: boolean };
@@ -50,6 +51,7 @@ export function AppShell({ user, children }: { user: ShellUser; children: React.
           </nav>
           <div className="ml-auto flex items-center gap-3 text-sm">
             <NotificationBell />
+            <ThemeSwitch />
             <button
               type="button"
               aria-label="Keyboard shortcuts"
