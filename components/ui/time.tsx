@@ -14,10 +14,12 @@ type TimeProps = { date: Date | number | string; className?: string };
 
 const iso = (date: TimeProps["date"]) => new Date(date).toISOString();
 
-function Stamp({ date, className, children }: TimeProps & { children: React.ReactNode }) {
+function Stamp({ date, className, live = true, children }: TimeProps & { live?: boolean; children: React.ReactNode }) {
   return (
     <Tooltip content={formatAbsolute(date)} className={cn("whitespace-nowrap", className)}>
-      <time dateTime={iso(date)} suppressHydrationWarning>
+      {/* Server HTML and hydration may read different clocks, and React keeps the server's text
+          when they differ: the first live render remounts the element, so its text is the client's. */}
+      <time key={live ? "live" : "first"} dateTime={iso(date)} suppressHydrationWarning>
         {children}
       </time>
     </Tooltip>
@@ -26,10 +28,10 @@ function Stamp({ date, className, children }: TimeProps & { children: React.Reac
 
 export function RelativeTime({ date, className }: TimeProps) {
   // Null in server HTML and hydration: formatRelative then reads the clock itself.
-  const now = useNow() ?? undefined;
+  const now = useNow();
   return (
-    <Stamp date={date} className={className}>
-      {formatRelative(date, now)}
+    <Stamp date={date} className={className} live={now !== null}>
+      {formatRelative(date, now ?? undefined)}
     </Stamp>
   );
 }
