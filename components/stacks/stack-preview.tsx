@@ -58,8 +58,8 @@ export function StackPreview({ stackId }: { stackId: string | null }) {
           ))}
         </select>
         <label htmlFor={ids.source} className="text-xs font-medium">Recent failure</label>
-        <select id={ids.source} className={inputClass} value={source ? sourceKey(source) : ""} onChange={(e) => setPicked(e.target.value)} disabled={usable.length === 0}>
-          {usable.length === 0 && <option value="">{sources.isPending ? "Loading…" : "No recent failures"}</option>}
+        <select id={ids.source} className={inputClass} value={source ? sourceKey(source) : ""} onChange={(e) => setPicked(e.target.value)} disabled={usable.length === 0} aria-busy={sources.isPending || undefined}>
+          {usable.length === 0 && <option value="">{sources.isPending ? "…" : "No recent failures"}</option>}
           {usable.map((s) => (
             <option key={sourceKey(s.ref)} value={sourceKey(s.ref)} title={formatAbsolute(s.at)}>
               {s.summary ? `${s.summary.workflow ?? "?"} / ${s.summary.job ?? "?"} at ${shortSha(s.summary.headSha)}${s.summary.pullRequest ? ` (#${s.summary.pullRequest})` : ""}` : s.label} · {formatRelative(s.at)}
