@@ -1,18 +1,18 @@
 import type { Page } from "@playwright/test";
-import { appendEvents, createRun, e2eDb, message, repositoryOf } from "./db";
+import { appendEvents, createRun, message, repositoryOf, withE2eDb, type EventInput } from "./db";
 import { demoUser, expect, signIn, test } from "./fixtures";
 
 // The console's conventions in a real browser: times (relative, live, absolute on hover), filters
 // that live in the URL, the theme switch and its toasts, global shortcuts, and the not-found page.
 
-type Db = Awaited<ReturnType<typeof e2eDb>>;
-let db: Db;
-test.beforeAll(async () => {
-  db = await e2eDb();
-});
-test.afterAll(async () => {
-  await db?.end();
-});
+/** A run in a repository the maintainer maintains, with these events. */
+const seedRun = (title: string, opts: { status?: string; events?: EventInput[] } = {}) =>
+  withE2eDb(async (db) => {
+    const repositoryId = await repositoryOf(db, demoUser("user_maintainer").email, "maintainer");
+    const runId = await createRun(db, { repositoryId, title, status: opts.status });
+    if (opts.events) await appendEvents(db, runId, opts.events);
+    return runId;
+  });
 
 /** What the page's own locale and zone make of an instant: the tooltip must say exactly this. */
 const absoluteInPage = (page: Page, iso: string) =>
@@ -20,9 +20,8 @@ const absoluteInPage = (page: Page, iso: string) =>
 
 test.describe("times", () => {
   test("a relative time keeps up as time passes and shows the absolute local time on hover", async ({ page, baseURL }) => {
-    const repositoryId = await repositoryOf(db, demoUser("user_maintainer").email, "maintainer");
     const title = `Relative time e2e ${Date.now()}`;
-    await createRun(db, { repositoryId, title, status: "queued" });
+    await seedRun(title, { status: "queued" });
     await page.clock.install({ time: new Date() });
     await signIn(page, baseURL!, "user_maintainer");
     await page.goto(`/runs?q=${encodeURIComponent(title)}`);
@@ -39,9 +38,7 @@ test.describe("times", () => {
   });
 
   test("the transcript shows HH:MM:SS, with the date on hover", async ({ page, baseURL }) => {
-    const repositoryId = await repositoryOf(db, demoUser("user_maintainer").email, "maintainer");
-    const runId = await createRun(db, { repositoryId, title: `Transcript time e2e ${Date.now()}` });
-    await appendEvents(db, runId, [message("A timed line.")]);
+    const runId = await seedRun(`Transcript time e2e ${Date.now()}`, { events: [message("A timed line.")] });
     await signIn(page, baseURL!, "user_maintainer");
     await page.goto(`/runs/${runId}`);
     const time = page.locator("#event-1 time");
@@ -94,10 +91,10 @@ test.describe("filters in the URL", () => {
 
 test.describe("theme", () => {
   test("the theme switch applies to the page and the toasts, persists across a reload, and paints before any script", async ({ page, context, baseURL }) => {
+    test.setTimeout(90_000);
     await context.grantPermissions(["clipboard-read", "clipboard-write"]);
     await page.emulateMedia({ colorScheme: "light" });
-    const repositoryId = await repositoryOf(db, demoUser("user_maintainer").email, "maintainer");
-    const runId = await createRun(db, { repositoryId, title: `Theme e2e ${Date.now()}` });
+    const runId = await seedRun(`Theme e2e ${Date.now()}`);
     await signIn(page, baseURL!, "user_maintainer");
     await page.goto(`/runs/${runId}`);
     const html = page.locator("html");
@@ -176,9 +173,7 @@ test.describe("keyboard shortcuts", () => {
   });
 
   test("on a run page, the transcript keeps its keys and g r still leaves", async ({ page, baseURL }) => {
-    const repositoryId = await repositoryOf(db, demoUser("user_maintainer").email, "maintainer");
-    const runId = await createRun(db, { repositoryId, title: `Shortcuts e2e ${Date.now()}` });
-    await appendEvents(db, runId, [message("one"), message("two")]);
+    const runId = await seedRun(`Shortcuts e2e ${Date.now()}`, { events: [message("one"), message("two")] });
     await signIn(page, baseURL!, "user_maintainer");
     await page.goto(`/runs/${runId}`);
     await expect(page.locator("#event-2")).toBeVisible();
