@@ -5,6 +5,7 @@ import { useState } from "react";
 import { authClient } from "@/components/providers/auth-client";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
 
 export function SignInForm({ next, github }: { next: string; github: boolean }) {
   const router = useRouter();
@@ -30,7 +31,7 @@ export function SignInForm({ next, github }: { next: string; github: boolean }) 
   }
 
   return (
-    <div className="rounded-xl border border-zinc-200 bg-white p-6 shadow-sm dark:border-zinc-800 dark:bg-zinc-900">
+    <Card className="rounded-xl p-6 shadow-sm">
       <form onSubmit={onSubmit} className="space-y-4" noValidate>
         <label className="block text-sm font-medium">
           Email
@@ -68,6 +69,6 @@ export function SignInForm({ next, github }: { next: string; github: boolean }) 
           Sign in with GitHub
         </Button>
       )}
-    </div>
+    </Card>
   );
 }
