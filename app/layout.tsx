@@ -1,7 +1,8 @@
 import { GeistMono } from "geist/font/mono";
 import { GeistSans } from "geist/font/sans";
 import type { Metadata, Viewport } from "next";
-import { Toaster } from "sonner";
+import { ThemedToaster } from "@/components/providers/theme";
+import { themeScript } from "@/components/providers/theme-script";
 import { TRPCReactProvider } from "@/components/providers/trpc";
 import "./globals.css";
 
@@ -24,10 +25,14 @@ export const viewport: Viewport = { themeColor: "#4f46e5" };
 
 export default function RootLayout({ children }: { children: React.ReactNode }) {
   return (
-    <html lang="en" className={`${GeistSans.variable} ${GeistMono.variable}`}>
+    // The theme script sets <html>'s class and data-theme before the first paint (no flash).
+    <html lang="en" className={`${GeistSans.variable} ${GeistMono.variable}`} suppressHydrationWarning>
+      <head>
+        <script dangerouslySetInnerHTML={{ __html: themeScript }} />
+      </head>
       <body className="min-h-screen font-sans">
         <TRPCReactProvider>{children}</TRPCReactProvider>
-        <Toaster richColors closeButton position="bottom-right" />
+        <ThemedToaster />
       </body>
     </html>
   );

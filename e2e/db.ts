@@ -16,6 +16,16 @@ export async function e2eDb() {
 const loopInfo = (project: string, file: string) => `test-results/e2e-loop/${project.replace(/^loop-/, "")}/${file}`;
 
 /** The database of the loop server that `project` (testInfo.project.name) runs against. */
+/** Runs `fn` with a connection to the e2e database, closed afterwards. */
+export async function withE2eDb<T>(fn: (db: Client) => Promise<T>): Promise<T> {
+  const db = await e2eDb();
+  try {
+    return await fn(db);
+  } finally {
+    await db.end();
+  }
+}
+
 export async function loopDb(project: string) {
   return connect(loopInfo(project, "database-url"));
 }

@@ -3,11 +3,17 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { toast } from "sonner";
-import { ProofTree } from "@/components/policies/proof-tree";
+import { DetailPageSkeleton } from "@/components/layout/page-skeletons";
+import { ProofSkeleton, ProofTree } from "@/components/policies/proof-tree";
 import { useTRPC } from "@/components/providers/trpc";
 import { DiffView } from "@/components/transcript/diff-view";
+import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { CopyButton } from "@/components/ui/copy-button";
+import { RelativeTime } from "@/components/ui/time";
+import { useNow } from "@/components/ui/use-now";
 import type { Presented } from "@/server/domain/approvals/presented";
 import { ApprovalActions } from "./approval-actions";
 import { LabelChangeView } from "./label-change";
@@ -35,10 +41,11 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
   const live = useApprovalStream();
   const q = useQuery({ ...trpc.approvals.byId.queryOptions({ approvalId }), refetchInterval: (query) => (live !== "live" && (query.state.data?.status === "pending" || query.state.data?.status === "approved") ? 2000 : false) });
   const a = q.data;
+  const now = useNow();
   const proof = useQuery({ ...trpc.proofs.byId.queryOptions({ decisionId: a?.policyDecisionId ?? "" }), enabled: Boolean(a?.policyDecisionId) });
   const retry = useMutation(trpc.approvals.retryWriteBack.mutationOptions({ onSuccess: () => qc.invalidateQueries(), onError: (e) => toast.error(e.message) }));
-  if (q.error) return <p role="alert">{q.error.message}</p>;
-  if (!a) return <p>Loading…</p>;
+  if (q.error) return <Alert>{q.error.message}</Alert>;
+  if (!a) return <DetailPageSkeleton label="Loading the approval request" panels={3} />;
   const p = a.presented as unknown as Presented;
   const canDecide = a.viewerRole !== "viewer";
   const disabledReason =
@@ -62,14 +69,14 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
             #{a.run.number} {a.run.title}
           </Link>{" "}
           · triggered by {a.run.actor}
-          {a.run.triggerRule && ` · rule ${a.run.triggerRule.name}`} · expires {a.expiresAt.toISOString()}
+          {a.run.triggerRule && ` · rule ${a.run.triggerRule.name}`} · {now !== null && a.expiresAt.getTime() <= now ? "expired" : "expires"} <RelativeTime date={a.expiresAt} />
           {a.decidedBy && ` · ${a.status} by ${a.decidedBy.email}`}
           {a.reason && ` · ${a.reason}`}
         </p>
         {a.exceptionApplies && <p className="text-sm text-amber-700 dark:text-amber-300">A repository exception covers {a.action.replaceAll("_", " ")} on this repository.</p>}
       </header>
 
-      <section aria-label="Requested action" className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800">
+      <Card as="section" padding="sm" aria-label="Requested action">
         <dl className="grid gap-3 sm:grid-cols-3">
           <Field label="Action">{a.action.replaceAll("_", " ")}</Field>
           <Field label="Target">
@@ -77,6 +84,7 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
           </Field>
           <Field label="Head SHA">
             <span className="font-mono text-xs" data-testid="head-sha">{a.targetHeadSha ?? "—"}</span>
+            {a.targetHeadSha && <CopyButton value={a.targetHeadSha} what="head SHA" className="ml-0.5 align-middle" />}
           </Field>
         </dl>
         {a.status === "pending" && (
@@ -84,31 +92,34 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
             <ApprovalActions approvalId={a.id} artifactDigest={a.artifactDigest} headSha={a.targetHeadSha} disabledReason={disabledReason} />
           </div>
         )}
-      </section>
+      </Card>
 
       {a.writeBack && (
-        <section aria-label="Write-back" className="rounded-lg border border-zinc-200 p-3 text-sm dark:border-zinc-800">
+        <Card as="section" padding="sm" aria-label="Write-back" className="text-sm">
           <h2 className="mb-2 font-medium">
             Write-back <Badge tone={a.writeBack.outcome === "succeeded" ? "success" : a.writeBack.outcome === "failed" ? "danger" : "warning"}>{a.writeBack.outcome}</Badge>
           </h2>
           <dl className="grid gap-2 sm:grid-cols-3">
-            <Field label="External reference"><span className="font-mono text-xs">{a.writeBack.externalRef ?? "—"}</span></Field>
+            <Field label="External reference">
+              <span className="font-mono text-xs">{a.writeBack.externalRef ?? "—"}</span>
+              {a.writeBack.externalRef && <CopyButton value={a.writeBack.externalRef} what="external reference" className="ml-0.5 align-middle" />}
+            </Field>
             <Field label="Approved by">{a.writeBack.approvedBy ?? "exempt"}</Field>
             <Field label="Idempotency key"><span className="font-mono text-xs">{a.writeBack.idempotencyKey}</span></Field>
           </dl>
-          {a.writeBack.error && <p className="mt-2 text-red-700 dark:text-red-300">{a.writeBack.error}</p>}
+          {a.writeBack.error && <Alert role="status" className="mt-2">{a.writeBack.error}</Alert>}
           {a.writeBack.outcome === "failed" && canDecide && (
             <Button className="mt-2" size="sm" disabled={retry.isPending} onClick={() => retry.mutate({ writeBackId: a.writeBack?.id ?? "" })}>
               Retry write-back
             </Button>
           )}
-        </section>
+        </Card>
       )}
 
       <section aria-label="Why approval" className="space-y-2">
         <h2 className="font-medium">Why this needs approval</h2>
         <p className="text-sm">{p.reason}</p>
-        {proof.data ? <ProofTree decision={proof.data.decision} /> : a.policyDecisionId ? <p className="text-sm">Loading the proof…</p> : <p className="text-sm">No stored decision: the gate failed closed.</p>}
+        {proof.data ? <ProofTree decision={proof.data.decision} /> : a.policyDecisionId ? <ProofSkeleton /> : <p className="text-sm">No stored decision: the gate failed closed.</p>}
       </section>
 
       {a.action === "set_labels" ? (
@@ -119,14 +130,17 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
       ) : (
         <section aria-label="Artifact" className="space-y-2">
           <h2 className="font-medium">Artifact</h2>
-          <p className="font-mono text-xs break-all" data-testid="artifact-digest">
-            {a.artifact?.name} {a.artifactDigest}
+          <p className="font-mono text-xs break-all">
+            <span data-testid="artifact-digest">
+              {a.artifact?.name} {a.artifactDigest}
+            </span>
+            {a.artifactDigest && <CopyButton value={a.artifactDigest} what="artifact digest" className="ml-0.5 align-middle" />}
           </p>
           {a.artifact?.content ? <DiffView patch={a.artifact.content} /> : p.message ? <pre className="text-sm whitespace-pre-wrap">{p.message}</pre> : <p className="text-sm">No artifact.</p>}
         </section>
       )}
 
-      <section aria-label="Agent" className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800">
+      <Card as="section" padding="sm" aria-label="Agent">
         <dl className="grid gap-3 sm:grid-cols-2">
           <Field label="Stack">{`${p.stack?.name ?? "?"} v${p.stack?.version ?? "?"} · ${p.stack?.model ?? "?"} · ${p.stack?.adapter ?? "?"}`}</Field>
           <Field label="Stack digest"><span className="font-mono text-xs">{p.stack?.digest}</span></Field>
@@ -143,7 +157,7 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
         </dl>
         <h3 className="mt-3 text-xs font-medium text-zinc-600 dark:text-zinc-400">Assembled prompt ({p.promptHash})</h3>
         <pre className="mt-1 max-h-80 overflow-auto rounded bg-zinc-50 p-2 text-xs whitespace-pre-wrap dark:bg-zinc-950">{p.prompt}</pre>
-      </section>
+      </Card>
     </article>
   );
 }

@@ -2,44 +2,30 @@
 
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useQueryStates } from "nuqs";
 import { useTRPC } from "@/components/providers/trpc";
 import { Badge } from "@/components/ui/badge";
+import { FilterInput, FilterSelect } from "@/components/ui/filter-controls";
+import { Table } from "@/components/ui/table";
+import { RelativeTime } from "@/components/ui/time";
+import { approvalActions, approvalAges, approvalFilterParsers, approvalsFilterInput } from "./filters";
 import { useApprovalStream } from "./use-approval-stream";
 
 // The approvals queue: pending first, oldest first, with counts and filters (repository,
 // action, stack, age). Live over SSE, so a request appears and leaves without a reload; polls
 // only while the stream is reconnecting.
 
-export const approvalActions = ["push_commits", "update_pr_branch", "open_pr", "comment", "review", "approve_review", "rerun_workflow", "publish_release", "privileged_capability", "set_labels"] as const;
-type Action = (typeof approvalActions)[number];
-const ages = [
-  { label: "any age", value: undefined },
-  { label: "older than 1 hour", value: 60 },
-  { label: "older than 1 day", value: 1440 },
-] as const;
-
 export const statusTone = (s: string) => (s === "pending" ? "warning" : s === "executed" ? "success" : s === "rejected" || s === "failed" ? "danger" : "neutral") as "warning" | "success" | "danger" | "neutral";
-
-function age(from: Date, now: number): string {
-  const m = Math.max(0, Math.round((now - from.getTime()) / 60_000));
-  return m < 60 ? `${m} min` : m < 1440 ? `${Math.round(m / 60)} h` : `${Math.round(m / 1440)} d`;
-}
 
 export function ApprovalsQueue() {
   const trpc = useTRPC();
-  const [repositoryId, setRepositoryId] = useState<string | undefined>();
-  const [action, setAction] = useState<Action | undefined>();
-  const [stack, setStack] = useState("");
-  const [olderThanMinutes, setOlder] = useState<number | undefined>();
-  const filter = { repositoryId, action, stack: stack.trim() || undefined, olderThanMinutes };
+  const [values, setFilters] = useQueryStates(approvalFilterParsers, { history: "push" });
+  const filter = approvalsFilterInput(values);
   const live = useApprovalStream();
   const poll = live === "live" ? false : 5000;
   const list = useQuery({ ...trpc.approvals.list.queryOptions({ ...filter, limit: 100 }), refetchInterval: poll });
   const counts = useQuery({ ...trpc.approvals.counts.queryOptions(filter), refetchInterval: poll });
   const repos = useQuery(trpc.repositories.mine.queryOptions());
-  const now = list.dataUpdatedAt;
-  const select = "rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-950";
 
   return (
     <div className="space-y-4">
@@ -53,71 +39,37 @@ export function ApprovalsQueue() {
         </p>
       </header>
       <div className="flex flex-wrap gap-2" role="group" aria-label="Filters">
-        <select aria-label="Repository" className={select} value={repositoryId ?? ""} onChange={(e) => setRepositoryId(e.target.value || undefined)}>
-          <option value="">All repositories</option>
-          {(Array.isArray(repos.data) ? repos.data : []).map((r: { id: string; fullName: string }) => (
-            <option key={r.id} value={r.id}>
-              {r.fullName}
-            </option>
-          ))}
-        </select>
-        <select aria-label="Action" className={select} value={action ?? ""} onChange={(e) => setAction((e.target.value || undefined) as Action | undefined)}>
-          <option value="">All actions</option>
-          {approvalActions.map((a) => (
-            <option key={a} value={a}>
-              {a.replaceAll("_", " ")}
-            </option>
-          ))}
-        </select>
-        <input aria-label="Stack" placeholder="Stack name" className={select} value={stack} onChange={(e) => setStack(e.target.value)} />
-        <select aria-label="Age" className={select} value={olderThanMinutes ?? ""} onChange={(e) => setOlder(e.target.value ? Number(e.target.value) : undefined)}>
-          {ages.map((a) => (
-            <option key={a.label} value={a.value ?? ""}>
-              {a.label}
-            </option>
-          ))}
-        </select>
+        <FilterSelect label="Repository" allLabel="All repositories" value={values.repositoryId} onChange={(repositoryId) => void setFilters({ repositoryId })} options={(repos.data ?? []).map((r) => ({ value: r.id, label: r.fullName }))} />
+        <FilterSelect label="Action" allLabel="All actions" value={values.action} onChange={(action) => void setFilters({ action })} options={approvalActions.map((a) => ({ value: a, label: a.replaceAll("_", " ") }))} />
+        <FilterInput aria-label="Stack" placeholder="Stack name" value={values.stack} onCommit={(stack) => void setFilters({ stack }, { history: "replace" })} />
+        <FilterSelect label="Age" allLabel="any age" value={values.age} onChange={(age) => void setFilters({ age })} options={approvalAges} />
       </div>
-      {list.data && list.data.length === 0 ? (
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">Nothing waits for approval.</p>
-      ) : (
-        <table className="w-full text-sm">
-          <thead className="text-left text-xs text-zinc-600 dark:text-zinc-400">
-            <tr>
-              <th className="py-1">Action</th>
-              <th>Target</th>
-              <th>Run</th>
-              <th>Stack</th>
-              <th>Age</th>
-              <th>Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(list.data ?? []).map((a) => (
-              <tr key={a.id} className="border-t border-zinc-200 dark:border-zinc-800">
-                <td className="py-1.5">
-                  <Link href={`/approvals/${a.id}`} className="text-indigo-600 hover:underline dark:text-indigo-400">
-                    {a.action.replaceAll("_", " ")}
-                  </Link>
-                </td>
-                <td className="font-mono text-xs">
-                  {a.run.repository.fullName} {[a.targetBranch, a.targetPrNumber && `#${a.targetPrNumber}`, a.targetCheck].filter(Boolean).join(" ")}
-                </td>
-                <td>
-                  <Link href={`/runs/${a.run.id}`} className="hover:underline">
-                    #{a.run.number} {a.run.title}
-                  </Link>
-                </td>
-                <td className="text-xs">{a.stackName ?? "—"}</td>
-                <td className="text-xs">{age(a.createdAt, now)}</td>
-                <td>
-                  <Badge tone={statusTone(a.status)}>{a.expired ? "expired" : a.status}</Badge>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Table columns={["Action", "Target", "Run", "Stack", "Requested", "Status"]} empty={list.data && list.data.length === 0 ? "Nothing waits for approval." : null}>
+        {(list.data ?? []).map((a) => (
+          <tr key={a.id}>
+            <td>
+              <Link href={`/approvals/${a.id}`} className="text-indigo-600 hover:underline dark:text-indigo-400">
+                {a.action.replaceAll("_", " ")}
+              </Link>
+            </td>
+            <td className="font-mono text-xs">
+              {a.run.repository.fullName} {[a.targetBranch, a.targetPrNumber && `#${a.targetPrNumber}`, a.targetCheck].filter(Boolean).join(" ")}
+            </td>
+            <td>
+              <Link href={`/runs/${a.run.id}`} className="hover:underline">
+                #{a.run.number} {a.run.title}
+              </Link>
+            </td>
+            <td className="text-xs">{a.stackName ?? "—"}</td>
+            <td className="text-xs">
+              <RelativeTime date={a.createdAt} />
+            </td>
+            <td>
+              <Badge tone={statusTone(a.status)}>{a.expired ? "expired" : a.status}</Badge>
+            </td>
+          </tr>
+        ))}
+      </Table>
     </div>
   );
 }

@@ -1,3 +1,4 @@
+import { Alert } from "@/components/ui/alert";
 import { presentedLabelChange } from "@/server/domain/approvals/schemas";
 
 // What a set_labels approval lets change on the forge: the pull request and the labels added and
@@ -10,9 +11,7 @@ export function LabelChangeView({ presented, fallbackPrNumber }: { presented: un
   const change = presentedLabelChange(presented);
   if (!change) {
     return (
-      <p role="alert" className="text-sm text-red-700 dark:text-red-300">
-        This request carries no valid label change; there is nothing here to approve.
-      </p>
+      <Alert>This request carries no valid label change; there is nothing here to approve.</Alert>
     );
   }
   const pr = change.prNumber ?? fallbackPrNumber;

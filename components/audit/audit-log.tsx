@@ -2,12 +2,16 @@
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useDeferredValue, useState } from "react";
+import { useQueryStates } from "nuqs";
 import { useTRPC } from "@/components/providers/trpc";
-import { Button } from "@/components/ui/button";
+import { FilterInput } from "@/components/ui/filter-controls";
+import { LoadMore } from "@/components/ui/load-more";
+import { Table } from "@/components/ui/table";
+import { RelativeTime } from "@/components/ui/time";
 
-const inputClass =
-  "h-8 rounded-md border border-zinc-300 bg-white px-2 text-sm dark:border-zinc-700 dark:bg-zinc-900";
+import { auditFilterParsers, auditListInput } from "./filters";
+
+const columns = ["When", "Actor", "Action", "Object", { label: "Detail", className: "hidden lg:table-cell" }];
 
 /** Where an audited object lives in the console, when it has a page. */
 function objectHref(objectType: string, objectId: string): string | null {
@@ -18,12 +22,8 @@ function objectHref(objectType: string, objectId: string): string | null {
 
 export function AuditLog() {
   const trpc = useTRPC();
-  const [actor, setActor] = useState("");
-  const [action, setAction] = useState("");
-  const filter = { actor: useDeferredValue(actor) || undefined, action: useDeferredValue(action) || undefined };
-  const q = useInfiniteQuery(
-    trpc.audit.list.infiniteQueryOptions({ ...filter, limit: 50 }, { getNextPageParam: (last) => last.nextCursor }),
-  );
+  const [values, setFilters] = useQueryStates(auditFilterParsers, { history: "replace" });
+  const q = useInfiniteQuery(trpc.audit.list.infiniteQueryOptions(auditListInput(values), { getNextPageParam: (last) => last.nextCursor }));
   const items = q.data?.pages.flatMap((p) => p.items) ?? [];
   return (
     <div className="space-y-4">
@@ -33,63 +33,37 @@ export function AuditLog() {
           <p className="text-sm text-zinc-500">Every change a person made: who, what, when, to which object.</p>
         </div>
         <div className="flex gap-2">
-          <input aria-label="Filter by actor" placeholder="Actor" className={inputClass} value={actor} onChange={(e) => setActor(e.target.value)} />
-          <input aria-label="Filter by action" placeholder="Action (e.g. run.)" className={inputClass} value={action} onChange={(e) => setAction(e.target.value)} />
+          <FilterInput aria-label="Filter by actor" placeholder="Actor" value={values.actor} onCommit={(actor) => void setFilters({ actor })} />
+          <FilterInput aria-label="Filter by action" placeholder="Action (e.g. run.)" value={values.action} onCommit={(action) => void setFilters({ action })} />
         </div>
       </div>
-      <div className="overflow-hidden rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
-        <table className="w-full text-sm">
-          <thead className="border-b border-zinc-200 bg-zinc-50 text-left text-xs text-zinc-500 uppercase dark:border-zinc-800 dark:bg-zinc-900/60">
-            <tr>
-              <th className="px-3 py-2 font-medium">When</th>
-              <th className="px-3 py-2 font-medium">Actor</th>
-              <th className="px-3 py-2 font-medium">Action</th>
-              <th className="px-3 py-2 font-medium">Object</th>
-              <th className="hidden px-3 py-2 font-medium lg:table-cell">Detail</th>
+      <Table columns={columns} bodyTestId="audit-table" empty={items.length === 0 && !q.isPending ? "No audit entries match." : null}>
+        {items.map((e) => {
+          const href = objectHref(e.objectType, e.objectId);
+          return (
+            <tr key={e.id}>
+              <td className="text-zinc-600 dark:text-zinc-400">
+                <RelativeTime date={e.createdAt} />
+              </td>
+              <td>{e.actor}</td>
+              <td className="font-mono text-xs">{e.action}</td>
+              <td className="text-xs">
+                {href ? (
+                  <Link className="text-indigo-600 hover:underline dark:text-indigo-400" href={href}>
+                    {e.objectType} {e.objectId.slice(0, 10)}
+                  </Link>
+                ) : (
+                  <span>
+                    {e.objectType} {e.objectId.slice(0, 10)}
+                  </span>
+                )}
+              </td>
+              <td className="hidden max-w-md truncate font-mono text-xs text-zinc-600 lg:table-cell dark:text-zinc-400">{e.detail ? JSON.stringify(e.detail) : ""}</td>
             </tr>
-          </thead>
-          <tbody data-testid="audit-table" className="divide-y divide-zinc-100 dark:divide-zinc-800">
-            {items.map((e) => {
-              const href = objectHref(e.objectType, e.objectId);
-              return (
-                <tr key={e.id}>
-                  <td className="px-3 py-2 whitespace-nowrap text-zinc-500" title={e.createdAt.toISOString()}>
-                    {e.createdAt.toISOString().replace("T", " ").slice(0, 19)}
-                  </td>
-                  <td className="px-3 py-2">{e.actor}</td>
-                  <td className="px-3 py-2 font-mono text-xs">{e.action}</td>
-                  <td className="px-3 py-2 text-xs">
-                    {href ? (
-                      <Link className="text-indigo-600 hover:underline dark:text-indigo-400" href={href}>
-                        {e.objectType} {e.objectId.slice(0, 10)}
-                      </Link>
-                    ) : (
-                      <span>
-                        {e.objectType} {e.objectId.slice(0, 10)}
-                      </span>
-                    )}
-                  </td>
-                  <td className="hidden max-w-md truncate px-3 py-2 font-mono text-xs text-zinc-500 lg:table-cell">
-                    {e.detail ? JSON.stringify(e.detail) : ""}
-                  </td>
-                </tr>
-              );
-            })}
-            {items.length === 0 && !q.isPending && (
-              <tr>
-                <td colSpan={5} className="px-3 py-10 text-center text-zinc-500">No audit entries match.</td>
-              </tr>
-            )}
-          </tbody>
-        </table>
-      </div>
-      {q.hasNextPage && (
-        <div className="flex justify-center">
-          <Button onClick={() => q.fetchNextPage()} disabled={q.isFetchingNextPage}>
-            {q.isFetchingNextPage ? "Loading…" : "Load more"}
-          </Button>
-        </div>
-      )}
+          );
+        })}
+      </Table>
+      <LoadMore query={q} />
     </div>
   );
 }

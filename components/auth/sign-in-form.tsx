@@ -3,7 +3,9 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { authClient } from "@/components/providers/auth-client";
+import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
 
 export function SignInForm({ next, github }: { next: string; github: boolean }) {
   const router = useRouter();
@@ -29,7 +31,7 @@ export function SignInForm({ next, github }: { next: string; github: boolean }) 
   }
 
   return (
-    <div className="rounded-xl border border-zinc-200 bg-white p-6 shadow-sm dark:border-zinc-800 dark:bg-zinc-900">
+    <Card className="rounded-xl p-6 shadow-sm">
       <form onSubmit={onSubmit} className="space-y-4" noValidate>
         <label className="block text-sm font-medium">
           Email
@@ -52,9 +54,7 @@ export function SignInForm({ next, github }: { next: string; github: boolean }) 
           />
         </label>
         {error && (
-          <p role="alert" className="rounded-md bg-red-50 px-3 py-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-300">
-            {error}
-          </p>
+          <Alert variant="banner">{error}</Alert>
         )}
         <Button type="submit" variant="primary" className="w-full" disabled={pending}>
           {pending ? "Signing in…" : "Sign in"}
@@ -69,6 +69,6 @@ export function SignInForm({ next, github }: { next: string; github: boolean }) 
           Sign in with GitHub
         </Button>
       )}
-    </div>
+    </Card>
   );
 }

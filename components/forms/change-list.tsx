@@ -1,4 +1,6 @@
 import { cn } from "@/components/ui/cn";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Table } from "@/components/ui/table";
 import type { FieldChange } from "./server-errors";
 
 // A structural change list (field, before, after) and a line diff: how stack versions, a
@@ -7,29 +9,20 @@ import type { FieldChange } from "./server-errors";
 const tone = { added: "text-emerald-700 dark:text-emerald-400", removed: "text-red-700 dark:text-red-400", changed: "" } as const;
 
 export function ChangeList({ changes, empty = "No differences." }: { changes: readonly FieldChange[]; empty?: string }) {
-  if (changes.length === 0) return <p className="text-sm text-zinc-500">{empty}</p>;
+  if (changes.length === 0) return <EmptyState size="inline">{empty}</EmptyState>;
   return (
-    <table className="w-full text-left text-xs">
-      <thead className="text-zinc-500">
-        <tr>
-          <th scope="col" className="py-1 pr-3 font-medium">Field</th>
-          <th scope="col" className="py-1 pr-3 font-medium">Before</th>
-          <th scope="col" className="py-1 font-medium">After</th>
+    <Table columns={["Field", "Before", "After"]} framed={false} density="dense">
+      {changes.map((c, i) => (
+        <tr key={`${c.path}-${i}`} className={tone[c.kind]}>
+          <td className="font-mono">
+            {c.path}
+            {c.kind !== "changed" && <span className="ml-1 text-[10px] uppercase">{c.kind}</span>}
+          </td>
+          <td className="font-mono break-all whitespace-pre-wrap">{c.before ?? "—"}</td>
+          <td className="font-mono break-all whitespace-pre-wrap">{c.after ?? "—"}</td>
         </tr>
-      </thead>
-      <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">
-        {changes.map((c, i) => (
-          <tr key={`${c.path}-${i}`} className={tone[c.kind]}>
-            <td className="py-1 pr-3 font-mono">
-              {c.path}
-              {c.kind !== "changed" && <span className="ml-1 text-[10px] uppercase">{c.kind}</span>}
-            </td>
-            <td className="py-1 pr-3 font-mono break-all whitespace-pre-wrap">{c.before ?? "—"}</td>
-            <td className="py-1 font-mono break-all whitespace-pre-wrap">{c.after ?? "—"}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </Table>
   );
 }
 

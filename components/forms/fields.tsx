@@ -2,6 +2,7 @@
 
 import { useId } from "react";
 import { get, useFormContext, type RegisterOptions } from "react-hook-form";
+import { Alert } from "@/components/ui/alert";
 import { cn } from "@/components/ui/cn";
 
 // Labelled controls bound to the surrounding FormProvider by field path. Each shows its own
@@ -19,9 +20,9 @@ export function useFieldError(name: string): string | undefined {
 export function FieldError({ id, message }: { id: string; message: string | undefined }) {
   if (!message) return null;
   return (
-    <p id={id} role="alert" className="mt-1 text-xs text-red-600 dark:text-red-400">
+    <Alert id={id} className="mt-1 text-xs">
       {message}
-    </p>
+    </Alert>
   );
 }
 

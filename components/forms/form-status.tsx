@@ -1,6 +1,8 @@
 "use client";
 
+import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
+import { RelativeTime } from "@/components/ui/time";
 import { ChangeList, LineDiffView } from "./change-list";
 import type { Conflict } from "./server-errors";
 
@@ -9,34 +11,39 @@ import type { Conflict } from "./server-errors";
 
 export function ReadOnlyNote({ id, reason }: { id?: string; reason: string }) {
   return (
-    <p id={id} role="note" className="rounded-md border border-zinc-200 bg-zinc-50 p-2 text-sm text-zinc-600 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-400">
+    <Alert id={id} role="note" tone="neutral" variant="banner">
       Read-only: {reason}
-    </p>
+    </Alert>
   );
 }
 
 export function RefusalBanner({ messages }: { messages: readonly string[] }) {
   if (messages.length === 0) return null;
   return (
-    <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-300">
+    <Alert as="div" variant="banner">
       <p className="font-medium">Not saved:</p>
       <ul className="mt-1 list-disc pl-5">
         {messages.map((m) => (
           <li key={m}>{m}</li>
         ))}
       </ul>
-    </div>
+    </Alert>
   );
 }
 
 export function ConflictPanel({ conflict, onLoadTheirs, onKeepMine }: { conflict: Conflict; onLoadTheirs: () => void; onKeepMine: () => void }) {
   return (
-    <section role="alert" aria-label="Conflicting change" className="space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
+    <Alert as="section" role="alert" tone="warning" variant="banner" aria-label="Conflicting change" className="space-y-2 p-3">
       <p className="font-medium">{conflict.message}</p>
       <p className="text-xs">
         Their change (v{conflict.expectedVersion} → v{conflict.currentVersion}
         {conflict.savedBy ? `, by ${conflict.savedBy}` : ""}
-        {conflict.savedAt ? ` at ${new Date(conflict.savedAt).toLocaleString()}` : ""}):
+        {conflict.savedAt && (
+          <>
+            , <RelativeTime date={conflict.savedAt} />
+          </>
+        )}
+        ):
       </p>
       <div className="rounded border border-amber-200 bg-white p-2 dark:border-amber-900 dark:bg-zinc-900">
         <ChangeList changes={conflict.changes} empty="Their change is not recorded field by field; compare the versions below." />
@@ -51,6 +58,6 @@ export function ConflictPanel({ conflict, onLoadTheirs, onKeepMine }: { conflict
           Keep my edits on top of v{conflict.currentVersion}
         </Button>
       </div>
-    </section>
+    </Alert>
   );
 }

@@ -1,11 +1,14 @@
-// The console's pages, in navigation order (DESIGN.md "Contracts").
+// The console's pages, in navigation order (DESIGN.md "Contracts"), each with its `g` shortcut.
 export const consoleNav = [
-  { href: "/runs", label: "Runs" },
-  { href: "/approvals", label: "Approvals" },
-  { href: "/stacks", label: "Stacks" },
-  { href: "/triggers", label: "Triggers" },
-  { href: "/policies", label: "Policies" },
-  { href: "/metrics", label: "Metrics" },
-  { href: "/audit", label: "Audit" },
-  { href: "/settings", label: "Settings" },
+  { href: "/runs", label: "Runs", key: "r" },
+  { href: "/approvals", label: "Approvals", key: "a" },
+  { href: "/stacks", label: "Stacks", key: "s" },
+  { href: "/triggers", label: "Triggers", key: "t" },
+  { href: "/policies", label: "Policies", key: "p" },
+  { href: "/metrics", label: "Metrics", key: "m" },
+  { href: "/audit", label: "Audit", key: "l" },
+  { href: "/settings", label: "Settings", key: "," },
 ] as const;
+
+/** Pages outside the main navigation that have a shortcut too. */
+export const otherShortcutPages = [{ href: "/notifications", label: "Notifications", key: "n" }] as const;

@@ -2,7 +2,11 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { MetricsSkeleton } from "@/components/layout/page-skeletons";
 import { useTRPC } from "@/components/providers/trpc";
+import { Alert } from "@/components/ui/alert";
+import { Card, cardVariants } from "@/components/ui/card";
+import { cn } from "@/components/ui/cn";
 import { formatDuration, formatUsd } from "@/components/ui/format";
 import { runStatusLabel } from "@/components/runs/status-badge";
 import type { RunStatus } from "@/server/db/generated/enums";
@@ -15,11 +19,11 @@ const windows = [
 
 function Stat({ label, value, hint }: { label: string; value: string; hint?: string }) {
   return (
-    <div className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+    <Card>
       <dt className="text-xs font-medium tracking-wide text-zinc-500 uppercase">{label}</dt>
       <dd className="mt-1 text-2xl font-semibold tabular-nums">{value}</dd>
       {hint && <dd className="mt-0.5 text-xs text-zinc-500">{hint}</dd>}
-    </div>
+    </Card>
   );
 }
 
@@ -51,8 +55,8 @@ export function MetricsOverview() {
           ))}
         </select>
       </div>
-      {error && <p role="alert" className="text-sm text-red-600">{error.message}</p>}
-      {isPending && <p className="text-sm text-zinc-500">Loading…</p>}
+      {error && <Alert>{error.message}</Alert>}
+      {isPending && <MetricsSkeleton />}
       {m && (
         <>
           <dl className="grid grid-cols-2 gap-3 md:grid-cols-4">
@@ -69,7 +73,7 @@ export function MetricsOverview() {
             <h2 id="by-status" className="mb-2 text-sm font-semibold">Runs by status</h2>
             <ul className="grid grid-cols-2 gap-2 sm:grid-cols-4">
               {(Object.entries(m.runsByStatus) as [RunStatus, number][]).map(([status, n]) => (
-                <li key={status} className="flex items-center justify-between rounded-md border border-zinc-200 bg-white px-3 py-2 text-sm dark:border-zinc-800 dark:bg-zinc-900">
+                <li key={status} className={cn(cardVariants({ padding: "none" }), "flex items-center justify-between rounded-md px-3 py-2 text-sm")}>
                   <span>{runStatusLabel[status]}</span>
                   <span className="font-semibold tabular-nums">{n}</span>
                 </li>

@@ -2,28 +2,27 @@
 
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useQueryStates } from "nuqs";
 import { toast } from "sonner";
 import { useTRPC } from "@/components/providers/trpc";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
-import { INBOX_PAGE_SIZE, notificationKindLabel } from "@/server/domain/notifications/schemas";
+import { EmptyState } from "@/components/ui/empty-state";
+import { LoadMore } from "@/components/ui/load-more";
+import { RelativeTime } from "@/components/ui/time";
+import { notificationKindLabel } from "@/server/domain/notifications/schemas";
+import { inboxInput, notificationFilterParsers } from "./filters";
 
 const kindTone = (kind: string) => (kind === "triage_rollback" || kind === "write_back_failed" ? "danger" : "warning") as "danger" | "warning";
-const when = (d: Date) => `${d.toISOString().replace("T", " ").slice(0, 16)} UTC`;
 
 /** /notifications: newest first, per-person read state, mark one or all read. Text is rendered as text. */
 export function NotificationsInbox() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [unreadOnly, setUnreadOnly] = useState(false);
-  const q = useInfiniteQuery(
-    trpc.notifications.list.infiniteQueryOptions(
-      { unreadOnly, limit: INBOX_PAGE_SIZE },
-      { getNextPageParam: (last) => last.nextCursor },
-    ),
-  );
+  const [{ unread: unreadOnly }, setFilters] = useQueryStates(notificationFilterParsers, { history: "push" });
+  const q = useInfiniteQuery(trpc.notifications.list.infiniteQueryOptions(inboxInput({ unread: unreadOnly }), { getNextPageParam: (last) => last.nextCursor }));
   const items = q.data?.pages.flatMap((p) => p.items) ?? [];
   // Refresh the list and the bell together after any change of read state.
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.notifications.pathKey() });
@@ -50,7 +49,7 @@ export function NotificationsInbox() {
         </div>
         <div className="flex items-center gap-3">
           <label className="flex items-center gap-2 text-sm">
-            <input type="checkbox" checked={unreadOnly} onChange={(e) => setUnreadOnly(e.target.checked)} className="size-4" />
+            <input type="checkbox" checked={unreadOnly} onChange={(e) => void setFilters({ unread: e.target.checked })} className="size-4" />
             Unread only
           </label>
           <Button
@@ -64,7 +63,7 @@ export function NotificationsInbox() {
         </div>
       </header>
 
-      <ul data-testid="notification-list" className="divide-y divide-zinc-200 rounded-lg border border-zinc-200 bg-white dark:divide-zinc-800 dark:border-zinc-800 dark:bg-zinc-900">
+      <Card as="ul" padding="none" data-testid="notification-list" className="divide-y divide-zinc-200 dark:divide-zinc-800">
         {items.map((n) => {
           const titleId = `notification-${n.id}-title`;
           return (
@@ -74,7 +73,7 @@ export function NotificationsInbox() {
                 <div className="flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
                   <Badge tone={kindTone(n.kind)}>{notificationKindLabel[n.kind]}</Badge>
                   <span>{n.repository.fullName}</span>
-                  <time dateTime={n.createdAt.toISOString()}>{when(n.createdAt)}</time>
+                  <RelativeTime date={n.createdAt} />
                   {!n.read && <span className="sr-only">Unread.</span>}
                 </div>
                 <h2 id={titleId} className={cn("text-sm break-words", n.read ? "font-normal" : "font-semibold")}>
@@ -111,18 +110,12 @@ export function NotificationsInbox() {
           );
         })}
         {items.length === 0 && !q.isPending && (
-          <li className="px-4 py-10 text-center text-sm text-zinc-600 dark:text-zinc-400">
-            {unreadOnly ? "No unread notifications." : "No notifications yet."}
+          <li>
+            <EmptyState>{unreadOnly ? "No unread notifications." : "No notifications yet."}</EmptyState>
           </li>
         )}
-      </ul>
-      {q.hasNextPage && (
-        <div className="flex justify-center">
-          <Button onClick={() => q.fetchNextPage()} disabled={q.isFetchingNextPage}>
-            {q.isFetchingNextPage ? "Loading…" : "Load more"}
-          </Button>
-        </div>
-      )}
+      </Card>
+      <LoadMore query={q} />
     </div>
   );
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import type { PolicyReview } from "./types";
 
@@ -75,15 +76,15 @@ export function CheckPanel({ state }: { state: CheckState }) {
           {pending ? "checking…" : error ? "check failed" : "up to date"}
         </span>
       </div>
-      {error && <p role="alert" className="text-sm text-red-600">{error}</p>}
+      {error && <Alert>{error}</Alert>}
 
       {formErrors.length > 0 && (
-        <section aria-label="Form errors" className="rounded-md border border-red-200 bg-red-50 p-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-300">
+        <Alert as="section" role="region" aria-label="Form errors" variant="banner">
           <p className="font-medium">Fix these before the checks can run:</p>
           <ul className="mt-1 list-disc pl-5">
             {formErrors.map((e) => <li key={e}>{e}</li>)}
           </ul>
-        </section>
+        </Alert>
       )}
 
       <Section title="Model violations" count={review.issues.length} tone="danger" empty="The rules fit the model.">
@@ -94,7 +95,7 @@ export function CheckPanel({ state }: { state: CheckState }) {
         ))}
       </Section>
 
-      {review.checkError && <p className="text-sm text-amber-700">{review.checkError}</p>}
+      {review.checkError && <Alert role="status" tone="warning">{review.checkError}</Alert>}
       {checks && (
         <>
           <Section title="Conflicts" count={checks.conflicts.length} tone="warning" empty="No conflicts: no two rules can both fire with different conclusions.">

@@ -4,10 +4,14 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "@/components/providers/trpc";
 import { Badge } from "@/components/ui/badge";
-import { formatRelative } from "@/components/ui/format";
+import { Alert } from "@/components/ui/alert";
+import { Table, TableRow } from "@/components/ui/table";
+import { RelativeTime } from "@/components/ui/time";
 import { reviewStatus, type PolicyListItem } from "./types";
 
 // Every policy with its current version, rule count and what the checks say about it.
+
+const columns = ["Policy", "Version", { label: "Rules", className: "text-right" }, "Checks", { label: "Updated", className: "hidden text-right md:table-cell" }];
 
 function CheckSummary({ policy }: { policy: PolicyListItem }) {
   const { review } = policy;
@@ -36,42 +40,29 @@ export function PoliciesList() {
           Decisions are made by these rules, never by the agent, and each is stored with its proof.
         </p>
       </div>
-      {policies.error && <p role="alert" className="text-sm text-red-600">{policies.error.message}</p>}
-      <div className="overflow-hidden rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
-        <table className="w-full text-sm">
-          <thead className="border-b border-zinc-200 bg-zinc-50 text-left text-xs text-zinc-500 uppercase dark:border-zinc-800 dark:bg-zinc-900/60">
-            <tr>
-              <th className="px-3 py-2 font-medium">Policy</th>
-              <th className="px-3 py-2 font-medium">Version</th>
-              <th className="px-3 py-2 text-right font-medium">Rules</th>
-              <th className="px-3 py-2 font-medium">Checks</th>
-              <th className="hidden px-3 py-2 text-right font-medium md:table-cell">Updated</th>
-            </tr>
-          </thead>
-          <tbody data-testid="policies-table" className="divide-y divide-zinc-100 dark:divide-zinc-800">
-            {policies.data?.map((p) => (
-              <tr key={p.kind} className="hover:bg-zinc-50 dark:hover:bg-zinc-800/50">
-                <td className="px-3 py-2">
-                  <Link href={`/policies/${p.kind}`} className="font-medium text-zinc-900 hover:text-indigo-600 dark:text-zinc-100">
-                    {p.name}
-                  </Link>
-                  <div className="text-xs text-zinc-500">
-                    <span className="font-mono">{p.kind}</span> · decides about a {p.subject.replaceAll("_", " ")}
-                  </div>
-                </td>
-                <td className="px-3 py-2 font-mono">v{p.version}</td>
-                <td className="px-3 py-2 text-right tabular-nums">{p.ruleCount}</td>
-                <td className="px-3 py-2">
-                  <CheckSummary policy={p} />
-                </td>
-                <td className="hidden px-3 py-2 text-right text-xs text-zinc-500 md:table-cell" title={p.updatedAt.toISOString()}>
-                  {formatRelative(p.updatedAt)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      {policies.error && <Alert>{policies.error.message}</Alert>}
+      <Table columns={columns} bodyTestId="policies-table">
+        {policies.data?.map((p) => (
+          <TableRow key={p.kind} interactive>
+            <td>
+              <Link href={`/policies/${p.kind}`} className="font-medium text-zinc-900 hover:text-indigo-600 dark:text-zinc-100">
+                {p.name}
+              </Link>
+              <div className="text-xs text-zinc-500">
+                <span className="font-mono">{p.kind}</span> · decides about a {p.subject.replaceAll("_", " ")}
+              </div>
+            </td>
+            <td className="font-mono">v{p.version}</td>
+            <td className="text-right tabular-nums">{p.ruleCount}</td>
+            <td>
+              <CheckSummary policy={p} />
+            </td>
+            <td className="hidden text-right text-xs text-zinc-500 md:table-cell">
+              <RelativeTime date={p.updatedAt} />
+            </td>
+          </TableRow>
+        ))}
+      </Table>
     </div>
   );
 }

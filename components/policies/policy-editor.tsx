@@ -9,6 +9,9 @@ import { toast } from "sonner";
 import type { PolicyKind } from "@/server/db/generated/enums";
 import { zPolicyDefinition, type PolicyDefinition, type PolicyDefinitionInput } from "@/server/domain/policy/schemas";
 import { useTRPC } from "@/components/providers/trpc";
+import { ReadOnlyNote } from "@/components/forms/form-status";
+import { DetailPageSkeleton } from "@/components/layout/page-skeletons";
+import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { CheckPanel, type CheckState } from "./check-panel";
@@ -27,8 +30,8 @@ import { VersionHistory } from "./version-history";
 export function PolicyEditor({ kind }: { kind: PolicyKind }) {
   const trpc = useTRPC();
   const detail = useQuery(trpc.policies.byKind.queryOptions({ kind }));
-  if (detail.isPending) return <p className="text-sm text-zinc-500">Loading policy…</p>;
-  if (detail.error) return <p role="alert" className="text-sm text-red-600">{detail.error.message}</p>;
+  if (detail.isPending) return <DetailPageSkeleton label="Loading the policy" />;
+  if (detail.error) return <Alert>{detail.error.message}</Alert>;
   return <Editor detail={detail.data} />;
 }
 
@@ -114,17 +117,15 @@ function Editor({ detail }: { detail: PolicyDetail }) {
       </header>
 
       {!canEdit && (
-        <p role="note" className="rounded-md border border-zinc-200 bg-zinc-50 p-2 text-sm text-zinc-600 dark:border-zinc-800 dark:bg-zinc-900 dark:text-zinc-400">
-          Read-only: only an Airlock admin can change policies. You can still try facts against the rules.
-        </p>
+        <ReadOnlyNote reason="only an Airlock admin can change policies. You can still try facts against the rules." />
       )}
       {detail.version > baseVersion && (
-        <div role="alert" className="flex flex-wrap items-center gap-2 rounded-md border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
+        <Alert as="div" role="alert" tone="warning" variant="banner" className="flex flex-wrap items-center gap-2">
           Version {detail.version} was saved since you opened this page; saving your edits would be refused.
           <Button type="button" size="sm" onClick={reload}>
             Load v{detail.version} (discards your edits)
           </Button>
-        </div>
+        </Alert>
       )}
 
       <FormProvider {...form}>
@@ -150,7 +151,7 @@ function Editor({ detail }: { detail: PolicyDetail }) {
               )}
             </div>
             {refusal && (
-              <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-300">
+              <Alert as="div" variant="banner">
                 <p className="font-medium">The server refused to save: {refusal.message}</p>
                 {refusal.issues.length > 0 && (
                   <ul className="mt-1 list-disc pl-5">
@@ -162,7 +163,7 @@ function Editor({ detail }: { detail: PolicyDetail }) {
                     Fetch the latest version
                   </Button>
                 )}
-              </div>
+              </Alert>
             )}
             <fieldset disabled={!canEdit} className="min-w-0">
               <RulesEditor properties={definition.properties} disabled={!canEdit} checks={check.review.checks} />

@@ -1,5 +1,6 @@
 import type { PolicyDefinition } from "@/server/domain/policy/schemas";
 import { Badge } from "@/components/ui/badge";
+import { Table } from "@/components/ui/table";
 
 // The model the rules are written against: the subject, its typed properties and the
 // fail-closed defaults. Shown read-only; it changes with Airlock, not in the rule editor.
@@ -16,31 +17,19 @@ export function PolicyModel({ definition }: { definition: PolicyDefinition }) {
       <h2 className="text-xs font-semibold tracking-wide text-zinc-500 uppercase">
         Model · subject <span className="font-mono normal-case">{definition.subject}</span>
       </h2>
-      <div className="overflow-x-auto rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
-        <table className="w-full text-sm">
-          <thead className="border-b border-zinc-200 bg-zinc-50 text-left text-xs text-zinc-500 dark:border-zinc-800 dark:bg-zinc-900/60">
-            <tr>
-              <th className="px-3 py-1.5 font-medium">Property</th>
-              <th className="px-3 py-1.5 font-medium">Type</th>
-              <th className="px-3 py-1.5 font-medium">Set by</th>
-              <th className="px-3 py-1.5 font-medium">Meaning</th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">
-            {definition.properties.map((p) => (
-              <tr key={p.name}>
-                <td className="px-3 py-1.5 font-mono text-xs">
-                  {p.name}
-                  {p.cardinality === "1" && !p.rulesOnly && <span className="ml-1 text-zinc-400">(required)</span>}
-                </td>
-                <td className="px-3 py-1.5 font-mono text-xs">{typeOf(p)}</td>
-                <td className="px-3 py-1.5">{p.rulesOnly ? <Badge tone="progress">rules only</Badge> : <Badge tone="muted">facts</Badge>}</td>
-                <td className="px-3 py-1.5 text-zinc-600 dark:text-zinc-400">{p.description ?? ""}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table columns={["Property", "Type", "Set by", "Meaning"]} density="compact">
+        {definition.properties.map((p) => (
+          <tr key={p.name}>
+            <td className="font-mono text-xs">
+              {p.name}
+              {p.cardinality === "1" && !p.rulesOnly && <span className="ml-1 text-zinc-400">(required)</span>}
+            </td>
+            <td className="font-mono text-xs">{typeOf(p)}</td>
+            <td>{p.rulesOnly ? <Badge tone="progress">rules only</Badge> : <Badge tone="muted">facts</Badge>}</td>
+            <td className="text-zinc-600 dark:text-zinc-400">{p.description ?? ""}</td>
+          </tr>
+        ))}
+      </Table>
       <ul className="space-y-1 text-sm">
         {definition.defaults.map((d) => (
           <li key={d.property}>

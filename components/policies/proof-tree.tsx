@@ -1,7 +1,9 @@
 import { Check, X } from "lucide-react";
 import type { FactSource, PolicyDecision, ProofLeaf, ProofNode, Scalar } from "@/server/domain/policy/schemas";
 import { Badge } from "@/components/ui/badge";
+import { Card, cardVariants } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
+import { LoadingRegion, SkeletonLines } from "@/components/ui/skeleton";
 
 // One rendering of a decision and its proof, used by the policy page's Try it panel, the run
 // view and the approval screen alike. The outcome first, then the rule that decided with its
@@ -85,13 +87,24 @@ export function ProofNodeTree({ tree }: { tree: ProofNode }) {
   );
 }
 
+/** Where a proof is still loading. */
+export function ProofSkeleton() {
+  return (
+    <LoadingRegion label="Loading the proof">
+      <Card as="div" padding="sm">
+        <SkeletonLines lines={3} />
+      </Card>
+    </LoadingRegion>
+  );
+}
+
 export function ProofTree({ decision, className }: { decision: PolicyDecision; className?: string }) {
   const { proof, policy } = decision;
   return (
     <figure
       data-testid="proof-tree"
       aria-label={`Proof of ${decision.property} = ${String(decision.value)}`}
-      className={cn("space-y-2 rounded-lg border border-zinc-200 bg-white p-3 dark:border-zinc-800 dark:bg-zinc-950", className)}
+      className={cn(cardVariants({ padding: "sm" }), "space-y-2 dark:bg-zinc-950", className)}
     >
       <figcaption className="space-y-1">
         <div className="flex flex-wrap items-center gap-2">

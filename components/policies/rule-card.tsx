@@ -5,6 +5,7 @@ import { Controller, useFormContext, useWatch } from "react-hook-form";
 import type { PolicyDefinition, PolicyDefinitionInput, PropertyDefinition } from "@/server/domain/policy/schemas";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { cardVariants } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
 import { ConditionEditor } from "./condition-editor";
 import { defaultValue } from "./condition-model";
@@ -41,8 +42,9 @@ export function RuleCard({ index, count, properties, disabled, findings, onMove,
       aria-labelledby={headingId}
       data-testid={`rule-${index}`}
       className={cn(
-        "space-y-3 rounded-lg border bg-white p-3 dark:bg-zinc-900",
-        findings.conflicts.length > 0 ? "border-amber-300 dark:border-amber-800" : "border-zinc-200 dark:border-zinc-800",
+        cardVariants({ padding: "sm" }),
+        "space-y-3",
+        findings.conflicts.length > 0 && "border-amber-300 dark:border-amber-800",
       )}
     >
       <div className="flex flex-wrap items-center gap-2">

@@ -15,6 +15,7 @@ import {
 } from "@/server/domain/policy/schemas";
 import type { PolicyKind } from "@/server/db/generated/enums";
 import { useTRPC } from "@/components/providers/trpc";
+import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { defaultValue } from "./condition-model";
@@ -100,16 +101,12 @@ export function TryItPanel({ kind, properties, dirty }: { kind: PolicyKind; prop
         </Button>
       </fieldset>
 
-      {tryIt.error && (
-        <p role="alert" className="text-sm text-red-600">
-          {tryIt.error.message}
-        </p>
-      )}
+      {tryIt.error && <Alert>{tryIt.error.message}</Alert>}
       {tryIt.data && (
         <div className="space-y-2" aria-live="polite" data-testid="try-it-result">
           <p className="text-xs text-zinc-500">{usedUnsaved ? "Evaluated against your unsaved edits." : "Evaluated against the saved version."}</p>
           {tryIt.data.refused.length > 0 && (
-            <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-2 text-sm text-red-800 dark:border-red-900 dark:bg-red-950 dark:text-red-300">
+            <Alert as="div" variant="banner">
               The policy refuses these facts, so it decides nothing (callers fail closed):
               <ul className="mt-1 list-disc pl-5">
                 {tryIt.data.refused.map((v) => (
@@ -118,7 +115,7 @@ export function TryItPanel({ kind, properties, dirty }: { kind: PolicyKind; prop
                   </li>
                 ))}
               </ul>
-            </div>
+            </Alert>
           )}
           {tryIt.data.decisions.map((decision) => (
             <ProofTree key={decision.property} decision={decision} />

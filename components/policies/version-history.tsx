@@ -4,10 +4,10 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import type { PolicyKind } from "@/server/db/generated/enums";
 import { useTRPC } from "@/components/providers/trpc";
+import { VersionChanges, VersionList } from "@/components/forms/version-list";
+import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
-import { cn } from "@/components/ui/cn";
-import { formatRelative } from "@/components/ui/format";
+import { SkeletonLines } from "@/components/ui/skeleton";
 import type { PolicyDiff } from "./types";
 
 // Every saved version, newest first; selecting one shows what it changed from the one before.
@@ -26,35 +26,24 @@ export function VersionHistory({ kind }: { kind: PolicyKind }) {
   return (
     <section aria-label="Version history" className="space-y-3">
       <h2 className="text-xs font-semibold tracking-wide text-zinc-500 uppercase">Version history</h2>
-      {versions.error && <p role="alert" className="text-sm text-red-600">{versions.error.message}</p>}
-      <ol className="divide-y divide-zinc-100 rounded-lg border border-zinc-200 bg-white dark:divide-zinc-800 dark:border-zinc-800 dark:bg-zinc-900">
-        {versions.data?.map((v) => (
-          <li key={v.id} data-testid={`version-${v.version}`} className={cn("flex flex-wrap items-center gap-3 px-3 py-2 text-sm", selected === v.version && "bg-indigo-50/60 dark:bg-indigo-950/40")}>
-            <span className="font-mono font-semibold">v{v.version}</span>
-            <span className="text-zinc-600 dark:text-zinc-400">{v.createdBy ? v.createdBy.email : "shipped with Airlock"}</span>
-            <span className="text-xs text-zinc-500" title={v.createdAt.toISOString()}>
-              {formatRelative(v.createdAt)}
-            </span>
-            <span className="text-xs text-zinc-500">{v.ruleCount} rules</span>
-            <span className="font-mono text-xs text-zinc-400" title={v.digest}>
-              {v.digest.slice(7, 19)}
-            </span>
-            {v.version > 1 && (
-              <Button type="button" size="sm" variant="ghost" className="ml-auto" aria-pressed={selected === v.version} onClick={() => setPicked(v.version)}>
-                Changes from v{v.version - 1}
-              </Button>
-            )}
-          </li>
-        ))}
-      </ol>
+      {versions.error && <Alert>{versions.error.message}</Alert>}
+      <VersionList
+        items={(versions.data ?? []).map((v) => ({
+          version: v.version,
+          by: v.createdBy ? v.createdBy.email : "shipped with Airlock",
+          createdAt: v.createdAt,
+          digest: v.digest,
+          detail: `${v.ruleCount} rules`,
+          testId: `version-${v.version}`,
+        }))}
+        selected={selected}
+        onPick={setPicked}
+      />
       {selected !== null && selected > 1 && (
-        <div aria-label={`Changes in v${selected}`} role="region" className="rounded-lg border border-zinc-200 bg-white p-3 dark:border-zinc-800 dark:bg-zinc-900">
-          <h3 className="mb-2 text-sm font-semibold">
-            Changes from v{selected - 1} to v{selected}
-          </h3>
-          {diff.isPending ? <p className="text-sm text-zinc-500">Loading…</p> : diff.data ? <DiffView diff={diff.data} /> : null}
-          {diff.error && <p role="alert" className="text-sm text-red-600">{diff.error.message}</p>}
-        </div>
+        <VersionChanges version={selected}>
+          {diff.isPending ? <SkeletonLines lines={3} /> : diff.data ? <DiffView diff={diff.data} /> : null}
+          {diff.error && <Alert>{diff.error.message}</Alert>}
+        </VersionChanges>
       )}
     </section>
   );

@@ -3,7 +3,11 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "@/components/providers/trpc";
+import { DetailPageSkeleton } from "@/components/layout/page-skeletons";
+import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
+import { Card } from "@/components/ui/card";
+import { CopyButton } from "@/components/ui/copy-button";
 import { plainTerminalText } from "@/components/transcript/ansi";
 import { DiffView } from "@/components/transcript/diff-view";
 import { SafeMarkdown } from "@/components/transcript/safe-markdown";
@@ -16,14 +20,8 @@ import { TerminalText } from "@/components/transcript/terminal-text";
 export function ArtifactView({ runId, artifactId }: { runId: string; artifactId: string }) {
   const trpc = useTRPC();
   const artifact = useQuery(trpc.runs.artifact.queryOptions({ runId, artifactId }));
-  if (artifact.isPending) return <p className="text-sm text-zinc-600">Loading artifact…</p>;
-  if (artifact.error) {
-    return (
-      <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-        {artifact.error.message}
-      </p>
-    );
-  }
+  if (artifact.isPending) return <DetailPageSkeleton label="Loading the artifact" panels={1} />;
+  if (artifact.error) return <Alert>{artifact.error.message}</Alert>;
   const a = artifact.data;
   const content = a.content ?? "";
   const markdown = a.kind === "diagnosis" || a.kind === "report" || a.mediaType.includes("markdown") || a.name.endsWith(".md");
@@ -45,11 +43,13 @@ export function ArtifactView({ runId, artifactId }: { runId: string; artifactId:
           <Badge>{a.kind}</Badge>
           <span className="text-sm text-zinc-600 dark:text-zinc-400">{a.sizeBytes.toLocaleString("en")} bytes</span>
         </div>
-        <p className="font-mono text-xs break-all text-zinc-600 dark:text-zinc-400">{a.digest}</p>
+        <p className="flex items-center gap-1 font-mono text-xs break-all text-zinc-600 dark:text-zinc-400">
+          {a.digest} <CopyButton value={a.digest} what="digest" />
+        </p>
         {a.truncated && (
-          <p role="status" className="rounded-md bg-amber-50 px-2 py-1 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-200">
+          <Alert role="status" tone="warning" variant="banner">
             Showing the first {content.length.toLocaleString("en")} characters of {a.sizeBytes.toLocaleString("en")} bytes: the rest is not sent to the browser.
-          </p>
+          </Alert>
         )}
       </header>
       {a.content === null ? (
@@ -57,9 +57,9 @@ export function ArtifactView({ runId, artifactId }: { runId: string; artifactId:
       ) : a.kind === "patch" ? (
         <DiffView patch={content} />
       ) : markdown ? (
-        <article className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+        <Card as="article">
           <SafeMarkdown text={plainTerminalText(content)} />
-        </article>
+        </Card>
       ) : (
         <TerminalText text={content} startLine={1} anchorPrefix="L" label={a.name} maxLines={5_000} />
       )}

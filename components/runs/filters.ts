@@ -1,4 +1,17 @@
+import { createLoader, createSerializer, parseAsStringEnum } from "nuqs/server";
+import { parseAsText, toInput } from "@/components/ui/url-filters";
 import { RunSource, RunStatus, TaskKind } from "@/server/db/generated/enums";
+
+/** The runs list's filters in the URL; unknown values are ignored rather than erroring. */
+export const runFilterParsers = {
+  repositoryId: parseAsText(100),
+  status: parseAsStringEnum<RunStatus>(Object.values(RunStatus)),
+  taskKind: parseAsStringEnum<TaskKind>(Object.values(TaskKind)),
+  source: parseAsStringEnum<RunSource>(Object.values(RunSource)),
+  stackId: parseAsText(100),
+  actor: parseAsText(200),
+  q: parseAsText(200),
+};
 
 export type RunFilters = {
   repositoryId?: string;
@@ -10,39 +23,14 @@ export type RunFilters = {
   q?: string;
 };
 
-const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-const text = (v: string | undefined, max: number) => {
-  const t = v?.trim();
-  return t ? t.slice(0, max) : undefined;
-};
+const load = createLoader(runFilterParsers);
 
-/** Filters from the URL; unknown values are ignored rather than erroring. */
+/** Filters from the page's search params (the server page prefetches with these). */
 export function parseRunFilters(params: Record<string, string | string[] | undefined>): RunFilters {
-  const status = one(params.status);
-  const taskKind = one(params.taskKind);
-  const source = one(params.source);
-  return {
-    status: status && status in RunStatus ? (status as RunStatus) : undefined,
-    taskKind: taskKind && taskKind in TaskKind ? (taskKind as TaskKind) : undefined,
-    source: source && source in RunSource ? (source as RunSource) : undefined,
-    repositoryId: text(one(params.repositoryId), 100),
-    stackId: text(one(params.stackId), 100),
-    actor: text(one(params.actor), 200),
-    q: text(one(params.q), 200),
-  };
+  return toInput(load(params));
 }
 
-const keys = ["repositoryId", "status", "taskKind", "source", "stackId", "actor", "q"] as const;
-
-export function runFiltersToSearch(f: RunFilters): string {
-  const p = new URLSearchParams();
-  for (const k of keys) {
-    const v = f[k];
-    if (v) p.set(k, v);
-  }
-  const s = p.toString();
-  return s ? `?${s}` : "";
-}
+export const runFiltersToSearch: (f: RunFilters) => string = createSerializer(runFilterParsers);
 
 /** The filters without the status (what the status chips count under). */
 export function withoutStatus(f: RunFilters): Omit<RunFilters, "status"> {

@@ -4,8 +4,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { toast } from "sonner";
-import { ProofTree } from "@/components/policies/proof-tree";
 import { useTRPC } from "@/components/providers/trpc";
+import { ProofSkeleton, ProofTree } from "@/components/policies/proof-tree";
+import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Empty, Field, Section } from "./section";
@@ -20,8 +21,8 @@ const attributionLabel: Record<string, string> = { ours: "ours", pre_existing: "
 function Proof({ decisionId }: { decisionId: string }) {
   const trpc = useTRPC();
   const proof = useQuery(trpc.proofs.byId.queryOptions({ decisionId }));
-  if (proof.error) return <p className="text-sm text-red-700 dark:text-red-400">{proof.error.message}</p>;
-  return proof.data ? <ProofTree decision={proof.data.decision} /> : <p className="text-sm">Loading the proof…</p>;
+  if (proof.error) return <Alert>{proof.error.message}</Alert>;
+  return proof.data ? <ProofTree decision={proof.data.decision} /> : <ProofSkeleton />;
 }
 
 export function FixLoopSection({ runId }: { runId: string }) {

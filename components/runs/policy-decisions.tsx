@@ -4,7 +4,9 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { ProofTree } from "@/components/policies/proof-tree";
 import { useTRPC } from "@/components/providers/trpc";
+import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
+import { LoadingRegion, SkeletonLines } from "@/components/ui/skeleton";
 import { Empty, Section } from "./section";
 
 // The run's policy decisions with their proofs: the CI triage that led to the run (and what
@@ -60,11 +62,11 @@ export function PolicyDecisions({ runId, lastEventSeq }: { runId: string; lastEv
         </div>
       )}
       {decisions.isPending ? (
-        <Empty>Loading decisions…</Empty>
+        <LoadingRegion label="Loading the decisions">
+          <SkeletonLines lines={3} />
+        </LoadingRegion>
       ) : decisions.error ? (
-        <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-          {decisions.error.message}
-        </p>
+        <Alert>{decisions.error.message}</Alert>
       ) : !all || all.length === 0 ? (
         <Empty>No policy decision yet.</Empty>
       ) : (

@@ -7,6 +7,7 @@ import { toast } from "sonner";
 import { useTRPC } from "@/components/providers/trpc";
 import { ActionButton } from "@/components/ui/action-button";
 import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
 import { Dialog } from "@/components/ui/dialog";
 import { ApprovalActions } from "@/components/approvals/approval-actions";
 import { AttachContextDialog } from "./attach-context-dialog";
@@ -69,7 +70,7 @@ export function RunFooter({ run }: { run: RunDetailView }) {
   );
 
   return (
-    <section aria-label="Run controls" className="rounded-lg border border-zinc-200 bg-white px-3 py-2 dark:border-zinc-800 dark:bg-zinc-900">
+    <Card as="section" padding="none" aria-label="Run controls" className="px-3 py-2">
       <div className="flex flex-wrap items-center gap-3">
         <label className="min-w-64 flex-1">
           <span className="sr-only">Continuation prompt</span>
@@ -159,6 +160,6 @@ export function RunFooter({ run }: { run: RunDetailView }) {
           </div>
         </form>
       </Dialog>
-    </section>
+    </Card>
   );
 }

@@ -1,5 +1,7 @@
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
+import { Card } from "@/components/ui/card";
+import { CopyButton } from "@/components/ui/copy-button";
 import { formatUsd, shortSha, taskKindLabel } from "@/components/ui/format";
 import { safeUrl } from "@/components/transcript/safe-url";
 import { ExternalLink } from "./section";
@@ -68,6 +70,7 @@ export function RunHeader({ run }: { run: RunDetailView }) {
         <span data-testid="run-status">
           <RunStatusBadge status={run.status} />
         </span>
+        <CopyButton value={() => new URL(`/runs/${run.id}`, window.location.origin).href} what="link to this run" />
         {run.isFork && <Badge tone="warning">fork PR</Badge>}
         {run.stack.spec?.adapter.kind === "scripted" && <Badge tone="info">scripted demo adapter</Badge>}
         {run.parentRun && (
@@ -76,7 +79,7 @@ export function RunHeader({ run }: { run: RunDetailView }) {
           </Link>
         )}
       </div>
-      <dl className="grid grid-cols-2 gap-x-4 gap-y-1.5 rounded-lg border border-zinc-200 bg-white p-3 sm:grid-cols-3 lg:grid-cols-6 dark:border-zinc-800 dark:bg-zinc-900">
+      <Card as="dl" padding="sm" className="grid grid-cols-2 gap-x-4 gap-y-1.5 sm:grid-cols-3 lg:grid-cols-6">
         <Item label="Repository">{run.repository.fullName}</Item>
         <Item label="Source">
           <SourceObject run={run} />
@@ -88,8 +91,9 @@ export function RunHeader({ run }: { run: RunDetailView }) {
         </Item>
         <Item label="Runner pool">{pool ?? "not selected yet"}</Item>
         <Item label="Branch @ SHA">
-          <span className="font-mono text-xs">
+          <span className="inline-flex items-center gap-0.5 font-mono text-xs">
             {run.headBranch ?? "—"} @ {shortSha(run.headSha)}
+            {run.headSha && <CopyButton value={run.headSha} what="head SHA" />}
           </span>
         </Item>
         <Item label="Runtime SA">{runtimeSa ?? "—"}</Item>
@@ -110,7 +114,7 @@ export function RunHeader({ run }: { run: RunDetailView }) {
         <Item label="Cost">
           {formatUsd(run.costUsd)} · {(run.inputTokens + run.outputTokens).toLocaleString("en")} tokens
         </Item>
-      </dl>
+      </Card>
     </header>
   );
 }

@@ -5,6 +5,10 @@ import { useCallback, useEffect, useRef } from "react";
 import { useTRPC } from "@/components/providers/trpc";
 import { Transcript } from "@/components/transcript/transcript";
 import { initialEventsInput } from "@/components/transcript/window";
+import { RunPageSkeleton, TranscriptSkeleton } from "@/components/layout/page-skeletons";
+import { Alert } from "@/components/ui/alert";
+import { Card } from "@/components/ui/card";
+import { LoadingRegion } from "@/components/ui/skeleton";
 import { ContextPane } from "./context-pane";
 import { DetailsPane } from "./details-pane";
 import { FixLoopSection } from "./fix-loop-section";
@@ -36,14 +40,8 @@ export function RunView({ runId }: { runId: string }) {
   }, [queryClient, trpc, runId]);
   useEffect(() => () => void (timer.current && clearTimeout(timer.current)), []);
 
-  if (run.isPending) return <p className="text-sm text-zinc-600">Loading run…</p>;
-  if (run.error) {
-    return (
-      <p role="alert" className="text-sm text-red-700 dark:text-red-400">
-        {run.error.message}
-      </p>
-    );
-  }
+  if (run.isPending) return <RunPageSkeleton />;
+  if (run.error) return <Alert>{run.error.message}</Alert>;
   const r = run.data;
   return (
     <div className="flex flex-col gap-3 lg:h-[calc(100dvh-6rem)]">
@@ -52,17 +50,17 @@ export function RunView({ runId }: { runId: string }) {
         <aside aria-label="Context" tabIndex={0} className="min-h-0 space-y-3 focus-visible:outline-2 focus-visible:outline-indigo-500 lg:overflow-y-auto">
           <ContextPane run={r} />
         </aside>
-        <div className="h-[70vh] min-h-0 overflow-hidden rounded-lg border border-zinc-200 bg-white lg:h-auto dark:border-zinc-800 dark:bg-zinc-900">
+        <Card padding="none" className="h-[70vh] min-h-0 overflow-hidden lg:h-auto">
           {events.data ? (
             <Transcript key={runId} runId={runId} initial={events.data} lastEventSeq={r.lastEventSeq} terminal={r.terminal} onRunChanged={onRunChanged} />
           ) : events.error ? (
-            <p role="alert" className="p-4 text-sm text-red-700 dark:text-red-400">
-              {events.error.message}
-            </p>
+            <Alert className="p-4">{events.error.message}</Alert>
           ) : (
-            <p className="p-4 text-sm text-zinc-600">Loading transcript…</p>
+            <LoadingRegion label="Loading the transcript">
+              <TranscriptSkeleton />
+            </LoadingRegion>
           )}
-        </div>
+        </Card>
         <aside aria-label="Run details" tabIndex={0} className="min-h-0 space-y-3 focus-visible:outline-2 focus-visible:outline-indigo-500 lg:overflow-y-auto">
           <PolicyDecisions runId={runId} lastEventSeq={r.lastEventSeq} />
           <DetailsPane run={r} />

@@ -1,16 +1,17 @@
-import { cn } from "@/components/ui/cn";
+import { Card } from "@/components/ui/card";
+import { EmptyState } from "@/components/ui/empty-state";
 
 // Layout pieces shared by the run page's panes.
 
 export function Section({ title, children, className, id }: { title: string; children: React.ReactNode; className?: string; id?: string }) {
   const headingId = `${id ?? title.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-heading`;
   return (
-    <section aria-labelledby={headingId} className={cn("rounded-lg border border-zinc-200 bg-white p-3 dark:border-zinc-800 dark:bg-zinc-900", className)}>
+    <Card as="section" padding="sm" aria-labelledby={headingId} className={className}>
       <h2 id={headingId} className="mb-2 text-xs font-semibold tracking-wide text-zinc-600 uppercase dark:text-zinc-400">
         {title}
       </h2>
       {children}
-    </section>
+    </Card>
   );
 }
 
@@ -24,7 +25,7 @@ export function Field({ label, children }: { label: string; children: React.Reac
 }
 
 export function Empty({ children }: { children: React.ReactNode }) {
-  return <p className="text-sm text-zinc-600 dark:text-zinc-400">{children}</p>;
+  return <EmptyState size="inline">{children}</EmptyState>;
 }
 
 export function Names({ names, empty = "none" }: { names: readonly string[]; empty?: string }) {

@@ -5,7 +5,8 @@ import Link from "next/link";
 import { toast } from "sonner";
 import { useTRPC } from "@/components/providers/trpc";
 import { ActionButton } from "@/components/ui/action-button";
-import { formatRelative } from "@/components/ui/format";
+import { Card } from "@/components/ui/card";
+import { RelativeTime } from "@/components/ui/time";
 import { suggestionsInput, type RunFilters } from "./filters";
 
 // Suggestions a failed check created (runs in `suggested`): a person decides
@@ -37,7 +38,7 @@ export function Suggestions({ filters }: { filters: RunFilters }) {
   if (items.length === 0) return null;
   const roleOn = (repositoryId: string) => repos.data?.find((r) => r.id === repositoryId)?.role ?? "viewer";
   return (
-    <section aria-labelledby="suggestions-heading" className="rounded-lg border border-sky-200 bg-sky-50/60 p-3 dark:border-sky-900 dark:bg-sky-950/30">
+    <Card as="section" tone="info" padding="sm" aria-labelledby="suggestions-heading">
       <h2 id="suggestions-heading" className="mb-2 text-sm font-semibold">
         Suggested by failed checks <span className="font-normal text-zinc-600 dark:text-zinc-400">({items.length}{suggestions.data?.nextCursor ? "+" : ""})</span>
       </h2>
@@ -55,9 +56,9 @@ export function Suggestions({ filters }: { filters: RunFilters }) {
                   <span className="mr-1.5 font-mono text-xs text-zinc-600 dark:text-zinc-400">#{s.number}</span>
                   {s.title}
                 </Link>
-                <div className="text-xs text-zinc-600 dark:text-zinc-400" suppressHydrationWarning>
+                <div className="text-xs text-zinc-600 dark:text-zinc-400">
                   {s.repository.fullName}
-                  {s.pullRequest && ` · PR #${s.pullRequest.number}`} · {formatRelative(s.createdAt)}
+                  {s.pullRequest && ` · PR #${s.pullRequest.number}`} · <RelativeTime date={s.createdAt} />
                 </div>
               </div>
               <ActionButton size="sm" disabledReason={isRepair ? otherKind : (roleReason ?? busy)} onClick={() => dispatch.mutate({ runId: s.id })}>
@@ -70,6 +71,6 @@ export function Suggestions({ filters }: { filters: RunFilters }) {
           );
         })}
       </ul>
-    </section>
+    </Card>
   );
 }

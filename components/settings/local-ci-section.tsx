@@ -5,6 +5,8 @@ import { useRef } from "react";
 import { toast } from "sonner";
 import { useTRPC } from "@/components/providers/trpc";
 import { ActionButton } from "@/components/ui/action-button";
+import { Card } from "@/components/ui/card";
+import { CopyButton } from "@/components/ui/copy-button";
 
 // "Run check": the local CI runs the repository's check command at the tip of its default branch,
 // as a push would; a failure goes through ingest and the trigger rules like any other. One
@@ -42,14 +44,14 @@ export function LocalCiSection({
     );
   };
   return (
-    <section aria-label="Local CI" className="space-y-2 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+    <Card as="section" aria-label="Local CI" className="space-y-2">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <div>
           <h2 className="text-sm font-semibold">Local CI</h2>
           <p className="text-xs text-zinc-500">
             {checkCommand ? (
               <>
-                Runs <code className="font-mono">{checkCommand}</code> at the tip of <span className="font-mono">{defaultBranch}</span>; a failure fires the trigger rules.
+                Runs <code className="font-mono">{checkCommand}</code> <CopyButton value={checkCommand} what="check command" className="size-5 align-middle" /> at the tip of <span className="font-mono">{defaultBranch}</span>; a failure fires the trigger rules.
               </>
             ) : (
               "No check command is configured for the local CI."
@@ -60,6 +62,6 @@ export function LocalCiSection({
           Run check
         </ActionButton>
       </div>
-    </section>
+    </Card>
   );
 }

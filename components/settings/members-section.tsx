@@ -11,6 +11,7 @@ import { applyServerErrors, type ServerError } from "@/components/forms/server-e
 import { useTRPC } from "@/components/providers/trpc";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { Table } from "@/components/ui/table";
 import { zAddMemberInput, type AddMemberFormValues } from "@/server/domain/repositories/schemas";
 
 // A repository's members and their roles. Each change names the role the list showed, so a
@@ -35,47 +36,36 @@ export function MembersSection({ repositoryId, members, canEdit }: { repositoryI
   return (
     <section aria-label="Members" className="space-y-3">
       <h2 className="text-sm font-semibold">Members</h2>
-      <div className="overflow-x-auto rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
-        <table aria-label="Members" className="w-full text-left text-sm">
-          <thead className="border-b border-zinc-200 text-xs text-zinc-500 dark:border-zinc-800">
-            <tr>
-              <th scope="col" className="px-3 py-2 font-medium">Person</th>
-              <th scope="col" className="px-3 py-2 font-medium">Role</th>
-              <th scope="col" className="px-3 py-2 font-medium"><span className="sr-only">Actions</span></th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">
-            {members.map((m) => (
-              <tr key={m.id}>
-                <td className="px-3 py-2">
-                  {m.name} <span className="text-xs text-zinc-500">{m.email}</span> {m.isAdmin && <Badge tone="info">Airlock admin</Badge>}
-                </td>
-                <td className="px-3 py-2">
-                  <select
-                    aria-label={`Role of ${m.email}`}
-                    className={`${inputClass} w-36`}
-                    value={m.role}
-                    disabled={!canEdit.allowed || busy}
-                    title={canEdit.reason ?? undefined}
-                    onChange={(e) => change.mutate({ repositoryId, userId: m.id, role: e.target.value as Role, expectedRole: m.role })}
-                  >
-                    {ROLES.map((r) => (
-                      <option key={r} value={r}>{r}</option>
-                    ))}
-                  </select>
-                </td>
-                <td className="px-3 py-2 text-right">
-                  {canEdit.allowed && (
-                    <Button type="button" size="sm" variant="ghost" disabled={busy} aria-label={`Remove ${m.email}`} onClick={() => window.confirm(`Remove ${m.email} from this repository?`) && remove.mutate({ repositoryId, userId: m.id, expectedRole: m.role })}>
-                      Remove
-                    </Button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table aria-label="Members" columns={["Person", "Role", { label: "Actions", srOnly: true }]}>
+        {members.map((m) => (
+          <tr key={m.id}>
+            <td>
+              {m.name} <span className="text-xs text-zinc-500">{m.email}</span> {m.isAdmin && <Badge tone="info">Airlock admin</Badge>}
+            </td>
+            <td>
+              <select
+                aria-label={`Role of ${m.email}`}
+                className={`${inputClass} w-36`}
+                value={m.role}
+                disabled={!canEdit.allowed || busy}
+                title={canEdit.reason ?? undefined}
+                onChange={(e) => change.mutate({ repositoryId, userId: m.id, role: e.target.value as Role, expectedRole: m.role })}
+              >
+                {ROLES.map((r) => (
+                  <option key={r} value={r}>{r}</option>
+                ))}
+              </select>
+            </td>
+            <td className="text-right">
+              {canEdit.allowed && (
+                <Button type="button" size="sm" variant="ghost" disabled={busy} aria-label={`Remove ${m.email}`} onClick={() => window.confirm(`Remove ${m.email} from this repository?`) && remove.mutate({ repositoryId, userId: m.id, expectedRole: m.role })}>
+                  Remove
+                </Button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </Table>
       {canEdit.allowed && <AddMember repositoryId={repositoryId} onAdded={refresh} />}
     </section>
   );

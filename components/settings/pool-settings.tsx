@@ -5,9 +5,12 @@ import Link from "next/link";
 import { useState } from "react";
 import { toast } from "sonner";
 import { ReadOnlyNote } from "@/components/forms/form-status";
+import { DetailPageSkeleton } from "@/components/layout/page-skeletons";
 import { useTRPC } from "@/components/providers/trpc";
+import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { Table } from "@/components/ui/table";
 import { taskKindLabel } from "@/components/ui/format";
 import {
   configGrantSchema,
@@ -31,26 +34,6 @@ type Editing =
   | { kind: "account"; id: string | null; version: number | null; values: ServiceAccountFormValues }
   | { kind: "secret"; id: string | null; version: number | null; values: SecretGrantFormValues }
   | { kind: "config"; id: string | null; version: number | null; values: ConfigGrantFormValues };
-
-const th = "px-3 py-2 font-medium";
-const td = "px-3 py-2 align-top";
-
-function Table({ label, head, children }: { label: string; head: string[]; children: React.ReactNode }) {
-  return (
-    <div className="overflow-x-auto rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
-      <table aria-label={label} className="w-full text-left text-sm">
-        <thead className="border-b border-zinc-200 text-xs text-zinc-500 dark:border-zinc-800">
-          <tr>
-            {head.map((h) => (
-              <th key={h} scope="col" className={th}>{h}</th>
-            ))}
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">{children}</tbody>
-      </table>
-    </div>
-  );
-}
 
 function Receivers({ receivers }: { receivers: { pool: string; trustTier: string; taskKinds: string[] }[] }) {
   if (receivers.length === 0) return <span className="text-xs text-zinc-500">no pool</span>;
@@ -85,8 +68,8 @@ export function PoolSettings() {
     trpc.pools.deleteGrant.mutationOptions({ onSuccess: () => { toast.success("Grant revoked"); void refresh(); }, onError: (e) => toast.error(e.message) }),
   );
 
-  if (settings.isPending) return <p className="text-sm text-zinc-500">Loading…</p>;
-  if (settings.error) return <p role="alert" className="text-sm text-red-600">{settings.error.message}</p>;
+  if (settings.isPending) return <DetailPageSkeleton label="Loading the runner pools" panels={4} />;
+  if (settings.error) return <Alert>{settings.error.message}</Alert>;
   const s = settings.data;
   const canEdit = s.canEdit;
   const close = () => setEditing(null);
@@ -111,16 +94,16 @@ export function PoolSettings() {
 
       <section aria-label="Runner pools" className="space-y-2">
         <div className="flex items-center justify-between"><h2 className="text-sm font-semibold">Runner pools</h2>{add("Add pool", { kind: "pool", id: null, version: null, values: { name: "", trustTier: "trusted", kind: "local", concurrency: 2, allowedTaskKinds: [], runtimeServiceAccountId: "", runnerServiceAccountId: "" } })}</div>
-        <Table label="Runner pools" head={["Pool", "Trust tier", "Kind", "Concurrency", "Task kinds", "Service accounts", ""]}>
+        <Table aria-label="Runner pools" className="[&_td]:align-top" columns={["Pool", "Trust tier", "Kind", "Concurrency", "Task kinds", "Service accounts", { label: "Actions", srOnly: true }]}>
           {s.pools.map((p) => (
             <tr key={p.id}>
-              <td className={`${td} font-mono`}>{p.name} <Badge tone="muted">v{p.version}</Badge></td>
-              <td className={td}><Badge tone={p.trustTier === "trusted" ? "success" : "warning"}>{p.trustTier}</Badge></td>
-              <td className={td}>{p.kind}</td>
-              <td className={td}>{p.concurrency}</td>
-              <td className={`${td} text-xs`}>{p.allowedTaskKinds.length === 0 ? "every kind" : p.allowedTaskKinds.map((k) => taskKindLabel[k]).join(", ")}</td>
-              <td className={`${td} font-mono text-xs`}>runtime {p.runtimeServiceAccount.name}{p.runtimeServiceAccount.privileged && " (privileged)"}<br />runner {p.runnerServiceAccount.name}</td>
-              <td className={td}>
+              <td className="font-mono">{p.name} <Badge tone="muted">v{p.version}</Badge></td>
+              <td><Badge tone={p.trustTier === "trusted" ? "success" : "warning"}>{p.trustTier}</Badge></td>
+              <td>{p.kind}</td>
+              <td>{p.concurrency}</td>
+              <td className="text-xs">{p.allowedTaskKinds.length === 0 ? "every kind" : p.allowedTaskKinds.map((k) => taskKindLabel[k]).join(", ")}</td>
+              <td className="font-mono text-xs">runtime {p.runtimeServiceAccount.name}{p.runtimeServiceAccount.privileged && " (privileged)"}<br />runner {p.runnerServiceAccount.name}</td>
+              <td>
                 <Button type="button" size="sm" variant="ghost" aria-label={`${canEdit.allowed ? "Edit" : "View"} pool ${p.name}`} onClick={() => setEditing({ kind: "pool", id: p.id, version: p.version, values: { name: p.name, trustTier: p.trustTier, kind: p.kind, concurrency: p.concurrency, allowedTaskKinds: p.allowedTaskKinds, runtimeServiceAccountId: p.runtimeServiceAccountId, runnerServiceAccountId: p.runnerServiceAccountId } })}>
                   {canEdit.allowed ? "Edit" : "View"}
                 </Button>
@@ -132,14 +115,14 @@ export function PoolSettings() {
 
       <section aria-label="Service accounts" className="space-y-2">
         <div className="flex items-center justify-between"><h2 className="text-sm font-semibold">Service accounts</h2>{add("Add service account", { kind: "account", id: null, version: null, values: { name: "", namespace: "airlock", privileged: false, description: "" } })}</div>
-        <Table label="Service accounts" head={["Account", "Privileged", "Used by", "Description", ""]}>
+        <Table aria-label="Service accounts" className="[&_td]:align-top" columns={["Account", "Privileged", "Used by", "Description", { label: "Actions", srOnly: true }]}>
           {s.serviceAccounts.map((a) => (
             <tr key={a.id}>
-              <td className={`${td} font-mono text-xs`}>{a.namespace}/{a.name}</td>
-              <td className={td}>{a.privileged ? <Badge tone="warning">privileged</Badge> : <Badge tone="muted">no</Badge>}</td>
-              <td className={`${td} font-mono text-xs`}>{a.usedBy.join(", ") || "—"}</td>
-              <td className={`${td} max-w-md text-xs text-zinc-600 dark:text-zinc-400`}>{a.description}</td>
-              <td className={td}>
+              <td className="font-mono text-xs">{a.namespace}/{a.name}</td>
+              <td>{a.privileged ? <Badge tone="warning">privileged</Badge> : <Badge tone="muted">no</Badge>}</td>
+              <td className="font-mono text-xs">{a.usedBy.join(", ") || "—"}</td>
+              <td className="max-w-md text-xs text-zinc-600 dark:text-zinc-400">{a.description}</td>
+              <td>
                 <Button type="button" size="sm" variant="ghost" aria-label={`${canEdit.allowed ? "Edit" : "View"} service account ${a.name}`} onClick={() => setEditing({ kind: "account", id: a.id, version: a.version, values: { name: a.name, namespace: a.namespace, privileged: a.privileged, description: a.description } })}>
                   {canEdit.allowed ? "Edit" : "View"}
                 </Button>
@@ -151,14 +134,14 @@ export function PoolSettings() {
 
       <section aria-label="Secret grants" className="space-y-2">
         <div className="flex items-center justify-between"><h2 className="text-sm font-semibold">Secret grants</h2>{add("Grant a secret", { kind: "secret", id: null, version: null, values: { secretName: "", stackId: "", privileged: false, trustedPoolsOnly: true, poolScope: "trust_tier", poolIds: [], taskKinds: [] } })}</div>
-        <Table label="Secret grants" head={["Secret", "Stack", "Privileged", "Pools and task kinds that may receive it", ""]}>
+        <Table aria-label="Secret grants" className="[&_td]:align-top" columns={["Secret", "Stack", "Privileged", "Pools and task kinds that may receive it", { label: "Actions", srOnly: true }]}>
           {s.secretGrants.map((g) => (
             <tr key={g.id}>
-              <td className={`${td} font-mono text-xs`}>{g.secretName}</td>
-              <td className={`${td} text-xs`}>{g.stackName ?? "every stack"}</td>
-              <td className={td}>{g.privileged ? <Badge tone="warning">privileged</Badge> : <Badge tone="muted">no</Badge>}</td>
-              <td className={td}><Receivers receivers={g.receivers} /></td>
-              <td className={`${td} whitespace-nowrap`}>
+              <td className="font-mono text-xs">{g.secretName}</td>
+              <td className="text-xs">{g.stackName ?? "every stack"}</td>
+              <td>{g.privileged ? <Badge tone="warning">privileged</Badge> : <Badge tone="muted">no</Badge>}</td>
+              <td><Receivers receivers={g.receivers} /></td>
+              <td className="whitespace-nowrap">
                 <Button type="button" size="sm" variant="ghost" aria-label={`${canEdit.allowed ? "Edit" : "View"} grant of ${g.secretName}`} onClick={() => setEditing({ kind: "secret", id: g.id, version: g.version, values: { secretName: g.secretName, stackId: g.stackId ?? "", privileged: g.privileged, trustedPoolsOnly: g.trustedPoolsOnly, poolScope: g.poolScope, poolIds: g.poolIds, taskKinds: g.taskKinds } })}>
                   {canEdit.allowed ? "Edit" : "View"}
                 </Button>
@@ -171,13 +154,13 @@ export function PoolSettings() {
 
       <section aria-label="ConfigMap grants" className="space-y-2">
         <div className="flex items-center justify-between"><h2 className="text-sm font-semibold">ConfigMap grants</h2>{add("Grant a ConfigMap", { kind: "config", id: null, version: null, values: { configMapName: "", stackId: "", trustedPoolsOnly: false, poolScope: "trust_tier", poolIds: [], taskKinds: [] } })}</div>
-        <Table label="ConfigMap grants" head={["ConfigMap", "Stack", "Pools and task kinds that may receive it", ""]}>
+        <Table aria-label="ConfigMap grants" className="[&_td]:align-top" columns={["ConfigMap", "Stack", "Pools and task kinds that may receive it", { label: "Actions", srOnly: true }]}>
           {s.configGrants.map((g) => (
             <tr key={g.id}>
-              <td className={`${td} font-mono text-xs`}>{g.configMapName}</td>
-              <td className={`${td} text-xs`}>{g.stackName ?? "every stack"}</td>
-              <td className={td}><Receivers receivers={g.receivers} /></td>
-              <td className={`${td} whitespace-nowrap`}>
+              <td className="font-mono text-xs">{g.configMapName}</td>
+              <td className="text-xs">{g.stackName ?? "every stack"}</td>
+              <td><Receivers receivers={g.receivers} /></td>
+              <td className="whitespace-nowrap">
                 <Button type="button" size="sm" variant="ghost" aria-label={`${canEdit.allowed ? "Edit" : "View"} grant of ${g.configMapName}`} onClick={() => setEditing({ kind: "config", id: g.id, version: g.version, values: { configMapName: g.configMapName, stackId: g.stackId ?? "", trustedPoolsOnly: g.trustedPoolsOnly, poolScope: g.poolScope, poolIds: g.poolIds, taskKinds: g.taskKinds } })}>
                   {canEdit.allowed ? "Edit" : "View"}
                 </Button>

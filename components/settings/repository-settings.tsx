@@ -9,9 +9,13 @@ import { CheckboxField, NumberField, TextField } from "@/components/forms/fields
 import { ConflictPanel, ReadOnlyNote, RefusalBanner } from "@/components/forms/form-status";
 import { CheckboxGroupField } from "@/components/forms/list-fields";
 import { useConfigForm } from "@/components/forms/use-config-form";
+import { DetailPageSkeleton } from "@/components/layout/page-skeletons";
 import { useTRPC } from "@/components/providers/trpc";
+import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { cardVariants } from "@/components/ui/card";
+import { cn } from "@/components/ui/cn";
 import {
   WRITE_BACK_KINDS,
   WRITE_BACK_LABELS,
@@ -28,8 +32,8 @@ import { MembersSection } from "./members-section";
 export function RepositorySettings({ repositoryId }: { repositoryId: string }) {
   const trpc = useTRPC();
   const settings = useQuery(trpc.repositorySettings.get.queryOptions({ repositoryId }));
-  if (settings.isPending) return <p className="text-sm text-zinc-500">Loading…</p>;
-  if (settings.error) return <p role="alert" className="text-sm text-red-600">{settings.error.message}</p>;
+  if (settings.isPending) return <DetailPageSkeleton label="Loading the repository settings" />;
+  if (settings.error) return <Alert>{settings.error.message}</Alert>;
   const s = settings.data;
   return (
     <div className="space-y-6">
@@ -93,7 +97,7 @@ function PolicyForm({ repositoryId, version, policy, canEdit }: { repositoryId: 
       <RefusalBanner messages={status.refusal} />
       <FormProvider {...form}>
         <form onSubmit={onSubmit} noValidate aria-label="Repository policy" className="space-y-3">
-          <fieldset disabled={!canEdit.allowed || save.isPending || !status.hydrated} aria-describedby={!canEdit.allowed ? noteId : undefined} className="min-w-0 space-y-4 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+          <fieldset disabled={!canEdit.allowed || save.isPending || !status.hydrated} aria-describedby={!canEdit.allowed ? noteId : undefined} className={cn(cardVariants(), "min-w-0 space-y-4")}>
             <div className="grid gap-3 sm:grid-cols-3">
               <CheckboxField name="autoRunOnFailedCheck" label="Auto-run on failed check" hint="A failed-check rule set to auto-run starts its run without a person." />
               <CheckboxField name="botCommentsAllowed" label="Bot comments allowed" hint="Diagnosis summaries may be posted without an approval." />

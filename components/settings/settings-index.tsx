@@ -3,7 +3,10 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useTRPC } from "@/components/providers/trpc";
+import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
+import { Card } from "@/components/ui/card";
+import { EmptyState } from "@/components/ui/empty-state";
 
 // Settings: each repository the user can see (policy at a glance, their role), and the runner
 // pools, service accounts and grants every run is admitted against.
@@ -17,16 +20,16 @@ export function SettingsIndex() {
         <h1 className="text-xl font-semibold">Settings</h1>
         <p className="text-sm text-zinc-600 dark:text-zinc-400">Repository policy and members; runner pools, service accounts and grants.</p>
       </div>
-      <section aria-label="Runner pools and grants" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+      <Card as="section" aria-label="Runner pools and grants">
         <h2 className="text-sm font-semibold">
           <Link href="/settings/pools" className="text-indigo-700 hover:underline dark:text-indigo-400">Runner pools, service accounts and grants</Link>
         </h2>
         <p className="text-xs text-zinc-500">Trust tiers, concurrency, task kinds, and which secrets and ConfigMaps each stack may receive (names only). Airlock admins change them.</p>
-      </section>
+      </Card>
       <section aria-label="Repositories" className="space-y-2">
         <h2 className="text-sm font-semibold">Repositories</h2>
-        {repos.error && <p role="alert" className="text-sm text-red-600">{repos.error.message}</p>}
-        <ul className="divide-y divide-zinc-100 rounded-lg border border-zinc-200 bg-white dark:divide-zinc-800 dark:border-zinc-800 dark:bg-zinc-900">
+        {repos.error && <Alert>{repos.error.message}</Alert>}
+        <Card as="ul" padding="none" className="divide-y divide-zinc-100 dark:divide-zinc-800">
           {(repos.data ?? []).map((r) => (
             <li key={r.id} className="flex flex-wrap items-center gap-3 px-3 py-2 text-sm">
               <Link href={`/settings/repositories/${r.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-400">{r.fullName}</Link>
@@ -38,8 +41,8 @@ export function SettingsIndex() {
               </span>
             </li>
           ))}
-        </ul>
-        {repos.data?.length === 0 && <p className="text-sm text-zinc-500">You have no role on any repository.</p>}
+        </Card>
+        {repos.data?.length === 0 && <EmptyState size="inline">You have no role on any repository.</EmptyState>}
       </section>
     </div>
   );

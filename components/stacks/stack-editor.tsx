@@ -9,7 +9,9 @@ import { FormProvider, useForm } from "react-hook-form";
 import { toast } from "sonner";
 import { ConflictPanel, ReadOnlyNote, RefusalBanner } from "@/components/forms/form-status";
 import { useConfigForm } from "@/components/forms/use-config-form";
+import { DetailPageSkeleton } from "@/components/layout/page-skeletons";
 import { useTRPC } from "@/components/providers/trpc";
+import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button, buttonVariants } from "@/components/ui/button";
 import { emptyStackSpec, zStackInput, type StackFormValues, type StackInput } from "@/server/domain/stacks/schemas";
@@ -31,14 +33,14 @@ export function StackEditor(props: { stackId: string } | { stackId: null; cloneI
   const list = useQuery({ ...trpc.stacks.list.queryOptions(), enabled: props.stackId === null });
 
   if (props.stackId !== null) {
-    if (detail.isPending) return <p className="text-sm text-zinc-500">Loading stack…</p>;
-    if (detail.error) return <p role="alert" className="text-sm text-red-600">{detail.error.message}</p>;
+    if (detail.isPending) return <DetailPageSkeleton label="Loading the stack" panels={3} />;
+    if (detail.error) return <Alert>{detail.error.message}</Alert>;
     const d = detail.data;
     return <StackForm key={d.id} stackId={d.id} version={d.version} digest={d.digest} archived={d.archivedAt !== null} canEdit={d.canEdit} canCreate={d.canCreate} defaults={{ name: d.name, description: d.description, spec: d.spec }} versions={d.versions} rules={d.rules} />;
   }
   const cloneId = "cloneId" in props ? props.cloneId : null;
-  if (list.isPending || (cloneId !== null && clone.isPending)) return <p className="text-sm text-zinc-500">Loading…</p>;
-  if (list.error || clone.error) return <p role="alert" className="text-sm text-red-600">{(list.error ?? clone.error)?.message}</p>;
+  if (list.isPending || (cloneId !== null && clone.isPending)) return <DetailPageSkeleton label="Loading the stack form" panels={3} />;
+  if (list.error || clone.error) return <Alert>{(list.error ?? clone.error)?.message}</Alert>;
   const source = cloneId !== null ? clone.data : undefined;
   const defaults: StackFormValues = source
     ? { name: `${source.name}-copy`, description: source.description, spec: source.spec }

@@ -6,7 +6,10 @@ import { useWatch } from "react-hook-form";
 import { inputClass } from "@/components/forms/fields";
 import { useTRPC } from "@/components/providers/trpc";
 import { Badge } from "@/components/ui/badge";
-import { formatRelative, shortSha, taskKindLabel } from "@/components/ui/format";
+import { Alert } from "@/components/ui/alert";
+import { Card } from "@/components/ui/card";
+import { CopyButton } from "@/components/ui/copy-button";
+import { formatAbsolute, formatRelative, shortSha, taskKindLabel } from "@/components/ui/format";
 import type { StackPreview } from "@/server/domain/stacks/preview";
 import { zStackInput, type PreviewSource, type StackFormValues } from "@/server/domain/stacks/schemas";
 
@@ -42,7 +45,7 @@ export function StackPreview({ stackId }: { stackId: string | null }) {
 
   const data = preview.data;
   return (
-    <section aria-label="Preview" className="space-y-3 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+    <Card as="section" aria-label="Preview" className="space-y-3">
       <div>
         <h2 className="text-sm font-semibold">Preview</h2>
         <p className="text-xs text-zinc-500">What a run of this stack gets for a recent failure, exactly as the trigger path assembles it.</p>
@@ -55,10 +58,10 @@ export function StackPreview({ stackId }: { stackId: string | null }) {
           ))}
         </select>
         <label htmlFor={ids.source} className="text-xs font-medium">Recent failure</label>
-        <select id={ids.source} className={inputClass} value={source ? sourceKey(source) : ""} onChange={(e) => setPicked(e.target.value)} disabled={usable.length === 0}>
-          {usable.length === 0 && <option value="">{sources.isPending ? "Loading…" : "No recent failures"}</option>}
+        <select id={ids.source} className={inputClass} value={source ? sourceKey(source) : ""} onChange={(e) => setPicked(e.target.value)} disabled={usable.length === 0} aria-busy={sources.isPending || undefined}>
+          {usable.length === 0 && <option value="">{sources.isPending ? "…" : "No recent failures"}</option>}
           {usable.map((s) => (
-            <option key={sourceKey(s.ref)} value={sourceKey(s.ref)}>
+            <option key={sourceKey(s.ref)} value={sourceKey(s.ref)} title={formatAbsolute(s.at)}>
               {s.summary ? `${s.summary.workflow ?? "?"} / ${s.summary.job ?? "?"} at ${shortSha(s.summary.headSha)}${s.summary.pullRequest ? ` (#${s.summary.pullRequest})` : ""}` : s.label} · {formatRelative(s.at)}
             </option>
           ))}
@@ -70,11 +73,11 @@ export function StackPreview({ stackId }: { stackId: string | null }) {
           ))}
         </select>
       </div>
-      {!parsed.success && <p className="text-xs text-amber-700 dark:text-amber-400">Fix the errors in the form to update the preview.</p>}
-      {preview.error && <p role="alert" className="text-sm text-red-600">{preview.error.message}</p>}
+      {!parsed.success && <Alert role="status" tone="warning" className="text-xs">Fix the errors in the form to update the preview.</Alert>}
+      {preview.error && <Alert>{preview.error.message}</Alert>}
       {preview.isPending && <p className="text-xs text-zinc-500" aria-live="polite">Assembling…</p>}
       {data && <PreviewResult data={data} />}
-    </section>
+    </Card>
   );
 }
 
@@ -126,7 +129,14 @@ function PreviewResult({ data }: { data: Preview }) {
         <h3 className="text-xs font-semibold">Resolved for the run</h3>
         <p className="text-xs">
           <span className="font-mono">{stack.model}</span> ·{" "}
-          {stack.adapter.kind === "command" ? <span className="font-mono">{stack.adapter.command.join(" ")}</span> : <Badge tone="info">scripted {stack.adapter.scenario} (demo)</Badge>}
+          {stack.adapter.kind === "command" ? (
+            <span className="inline-flex items-center gap-0.5">
+              <span className="font-mono">{stack.adapter.command.join(" ")}</span>
+              <CopyButton value={stack.adapter.command.join(" ")} what="command" />
+            </span>
+          ) : (
+            <Badge tone="info">scripted {stack.adapter.scenario} (demo)</Badge>
+          )}
         </p>
         <List title={`Tools (${stack.toolProfile})`} items={stack.tools} />
         <div>

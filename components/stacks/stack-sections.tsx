@@ -4,6 +4,7 @@ import { useFieldArray, useFormContext, useWatch } from "react-hook-form";
 import { CheckboxField, NumberField, SelectField, TextAreaField, TextField } from "@/components/forms/fields";
 import { StringListField } from "@/components/forms/list-fields";
 import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
 import { APPROVAL_MODE_LABELS, MCP_TRANSPORTS, MODEL_PROVIDERS, type StackFormValues } from "@/server/domain/stacks/schemas";
 
 // The stack form's sections. Field paths follow zStackInput exactly ("spec.adapter.command"...),
@@ -11,13 +12,13 @@ import { APPROVAL_MODE_LABELS, MCP_TRANSPORTS, MODEL_PROVIDERS, type StackFormVa
 
 export function Section({ title, description, children }: { title: string; description?: string; children: React.ReactNode }) {
   return (
-    <section aria-label={title} className="space-y-3 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+    <Card as="section" aria-label={title} className="space-y-3">
       <div>
         <h2 className="text-sm font-semibold">{title}</h2>
         {description && <p className="text-xs text-zinc-500">{description}</p>}
       </div>
       {children}
-    </section>
+    </Card>
   );
 }
 

@@ -5,7 +5,9 @@ import { common, createLowlight } from "lowlight";
 import { memo, useMemo, useState } from "react";
 import { Fragment, jsx, jsxs } from "react/jsx-runtime";
 import { Badge } from "@/components/ui/badge";
+import { Card } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
+import { EmptyState } from "@/components/ui/empty-state";
 import { parsePatch, type DiffFile, type DiffLine } from "./diff";
 import { plainTerminalText } from "./ansi";
 
@@ -81,7 +83,7 @@ const FileView = memo(function FileView({ file, index }: { file: DiffFile; index
   const [all, setAll] = useState(total <= 2_000);
   const hunks = useMemo(() => (all ? file.hunks : firstLines(file.hunks, 2_000)), [all, file.hunks]);
   return (
-    <section id={`file-${index}`} aria-label={file.path} className="overflow-hidden rounded-lg border border-zinc-200 dark:border-zinc-800">
+    <Card as="section" padding="none" id={`file-${index}`} aria-label={file.path} className="overflow-hidden">
       <header className="flex flex-wrap items-center gap-2 border-b border-zinc-200 bg-zinc-50 px-3 py-2 text-sm dark:border-zinc-800 dark:bg-zinc-900">
         <span className="font-mono font-medium break-all">{file.oldPath ? `${file.oldPath} → ${file.path}` : file.path}</span>
         <Badge tone={file.status === "added" ? "success" : file.status === "deleted" ? "danger" : "neutral"}>{file.status}</Badge>
@@ -120,18 +122,18 @@ const FileView = memo(function FileView({ file, index }: { file: DiffFile; index
           Show all {total.toLocaleString("en")} lines
         </button>
       )}
-    </section>
+    </Card>
   );
 });
 
 export function DiffView({ patch }: { patch: string }) {
   const files = useMemo(() => parsePatch(patch), [patch]);
-  if (files.length === 0) return <p className="text-sm text-zinc-500">This artifact is not a unified diff.</p>;
+  if (files.length === 0) return <EmptyState size="inline">This artifact is not a unified diff.</EmptyState>;
   const additions = files.reduce((n, f) => n + f.additions, 0);
   const deletions = files.reduce((n, f) => n + f.deletions, 0);
   return (
     <div className="space-y-4">
-      <nav aria-label="Changed files" className="rounded-lg border border-zinc-200 p-3 text-sm dark:border-zinc-800">
+      <Card as="nav" padding="sm" aria-label="Changed files" className="text-sm">
         <p className="mb-1 text-zinc-600 dark:text-zinc-400">
           {files.length} {files.length === 1 ? "file" : "files"} changed, <span className="text-green-700 dark:text-green-400">{additions} additions</span>,{" "}
           <span className="text-red-700 dark:text-red-400">{deletions} deletions</span>
@@ -143,7 +145,7 @@ export function DiffView({ patch }: { patch: string }) {
             </li>
           ))}
         </ul>
-      </nav>
+      </Card>
       {files.map((f, i) => (
         <FileView key={i} file={f} index={i} />
       ))}

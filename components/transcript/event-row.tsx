@@ -4,7 +4,9 @@ import Link from "next/link";
 import { memo } from "react";
 import { Badge } from "@/components/ui/badge";
 import { cn } from "@/components/ui/cn";
+import { CopyButton } from "@/components/ui/copy-button";
 import { formatDuration, formatUsd } from "@/components/ui/format";
+import { ClockTime } from "@/components/ui/time";
 import { plainTerminalText } from "./ansi";
 import { payloadOf, toolDuration, type EventRow } from "./model";
 import { SafeMarkdown } from "./safe-markdown";
@@ -55,8 +57,6 @@ function Hl({ text, query }: { text: string; query?: string }) {
   );
 }
 
-const time = (at: number) => new Date(at).toLocaleTimeString("en-GB", { hour12: false });
-
 export type EventRowProps = {
   row: EventRow;
   runId: string;
@@ -95,7 +95,7 @@ export const EventRowView = memo(function EventRowView(props: EventRowProps) {
       data-type={e.type}
       aria-current={selected ? "true" : undefined}
       className={cn(
-        "flex gap-2 border-b border-zinc-100 py-1.5 pr-3 text-sm dark:border-zinc-800/70",
+        "group flex gap-2 border-b border-zinc-100 py-1.5 pr-3 text-sm dark:border-zinc-800/70",
         selected && "bg-indigo-50 dark:bg-indigo-950/40",
         match === "match" && "bg-yellow-50 dark:bg-yellow-950/30",
         match === "current" && "bg-yellow-100 ring-2 ring-yellow-400 ring-inset dark:bg-yellow-900/40",
@@ -108,9 +108,10 @@ export const EventRowView = memo(function EventRowView(props: EventRowProps) {
       <div className={cn("min-w-0 flex-1", row.depth > 0 && "border-l-2 border-indigo-200 pl-2 dark:border-indigo-900")}>
         <EventBody {...props} />
       </div>
-      <time className="shrink-0 pt-0.5 font-mono text-[11px] text-zinc-500 dark:text-zinc-400" dateTime={new Date(e.at).toISOString()} suppressHydrationWarning>
-        {time(e.at)}
-      </time>
+      <div className="flex shrink-0 items-start gap-0.5">
+        <CopyButton value={() => eventLink(e.seq)} what={`link to event ${e.seq}`} className="size-5 opacity-0 group-hover:opacity-100 focus-visible:opacity-100" />
+        <ClockTime date={e.at} className="pt-0.5 font-mono text-[11px] text-zinc-500 dark:text-zinc-400" />
+      </div>
     </div>
   );
 }, sameRow);
@@ -124,8 +125,20 @@ function Toggle({ expanded, onClick, children, label }: { expanded: boolean; onC
   );
 }
 
+/** This event's address: the page's URL with the event's anchor. */
+const eventLink = (seq: number) => {
+  const url = new URL(window.location.href);
+  url.hash = `event-${seq}`;
+  return url.href;
+};
+
 function RawPayload({ event }: { event: TEvent }) {
-  return <pre className="mt-1 max-h-96 overflow-auto rounded bg-zinc-100 p-2 font-mono text-xs whitespace-pre-wrap break-all dark:bg-zinc-900">{jsonPreview(event.payload)}</pre>;
+  return (
+    <div className="relative mt-1">
+      <pre className="max-h-96 overflow-auto rounded bg-zinc-100 p-2 pr-8 font-mono text-xs whitespace-pre-wrap break-all dark:bg-zinc-900">{jsonPreview(event.payload)}</pre>
+      <CopyButton value={() => jsonPreview(event.payload, Number.POSITIVE_INFINITY)} what={`payload of event ${event.seq}`} className="absolute top-1 right-1" />
+    </div>
+  );
 }
 
 function EventBody({ row, runId, expanded, collapsed, query, onToggle, onToggleSubagent }: EventRowProps) {
@@ -171,7 +184,10 @@ function EventBody({ row, runId, expanded, collapsed, query, onToggle, onToggleS
           </Toggle>
           {expanded && (
             <div className="mt-1 space-y-1">
-              <div className="text-xs text-zinc-500">Input</div>
+              <div className="flex items-center gap-1 text-xs text-zinc-500">
+                Input
+                {typeof payloadOf(p.input).command === "string" && <CopyButton value={s(payloadOf(p.input).command)} what="command" className="size-5" />}
+              </div>
               <TerminalText text={jsonPreview(p.input, 64_000)} maxLines={60} query={query} />
               {result ? (
                 <>

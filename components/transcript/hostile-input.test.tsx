@@ -31,7 +31,8 @@ const hostileText = [
   "normal [safe link](https://example.test/ok) text",
 ];
 
-const allowedTags = new Set(["div", "span", "p", "a", "button", "pre", "code", "ul", "ol", "li", "em", "strong", "del", "blockquote", "mark", "time", "hr", "br", "nav", "section", "header", "table", "tbody", "tr", "td", "h1", "h2", "h3"]);
+// svg, rect and path: the copy buttons' icons (lucide), ours; their attributes are checked like any other.
+const allowedTags = new Set(["div", "span", "p", "a", "button", "pre", "code", "ul", "ol", "li", "em", "strong", "del", "blockquote", "mark", "time", "hr", "br", "nav", "section", "header", "table", "tbody", "tr", "td", "h1", "h2", "h3", "svg", "rect", "path"]);
 
 /** Every tag in the markup is one we render, with no handler, script URL or injected style. */
 function assertInert(html: string, maxBytes = 200_000) {

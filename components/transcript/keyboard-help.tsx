@@ -1,41 +1,24 @@
 "use client";
 
-import { Dialog } from "@/components/ui/dialog";
-import { Kbd } from "@/components/ui/kbd";
+import { ShortcutsDialog, type ShortcutSection } from "@/components/layout/shortcuts-dialog";
 
-export const transcriptShortcuts: [keys: string[], what: string][] = [
-  [["j"], "Next event"],
-  [["k"], "Previous event"],
-  [["/"], "Search the transcript"],
-  [["Enter"], "Next match (in the search box)"],
-  [["Shift", "Enter"], "Previous match (in the search box)"],
-  [["n"], "Next match"],
-  [["N"], "Previous match"],
-  [["g", "g"], "First event"],
-  [["G"], "Latest event (and follow new ones)"],
-  [["?"], "This help"],
-];
+export const transcriptShortcuts: ShortcutSection = {
+  title: "Transcript",
+  rows: [
+    [["j"], "Next event"],
+    [["k"], "Previous event"],
+    [["/"], "Search the transcript"],
+    [["Enter"], "Next match (in the search box)"],
+    [["Shift", "Enter"], "Previous match (in the search box)"],
+    [["n"], "Next match"],
+    [["N"], "Previous match"],
+    [["g", "g"], "First event"],
+    [["G"], "Latest event (and follow new ones)"],
+    [["?"], "This help"],
+  ],
+};
 
+/** The shortcuts dialog on a run page: the transcript's keys, then the console's. */
 export function KeyboardHelp({ open, onClose }: { open: boolean; onClose: () => void }) {
-  return (
-    <Dialog open={open} onClose={onClose} title="Keyboard shortcuts">
-      <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1.5 text-sm">
-        {transcriptShortcuts.map(([keys, what]) => (
-          <div key={what} className="contents">
-            <dt className="flex gap-1">
-              {keys.map((k, i) => (
-                <Kbd key={i}>{k}</Kbd>
-              ))}
-            </dt>
-            <dd>{what}</dd>
-          </div>
-        ))}
-      </dl>
-      <div className="mt-4 flex justify-end">
-        <button type="button" onClick={onClose} className="rounded-md border border-zinc-300 px-3 py-1 text-sm dark:border-zinc-700">
-          Close
-        </button>
-      </div>
-    </Dialog>
-  );
+  return <ShortcutsDialog open={open} onClose={onClose} sections={[transcriptShortcuts]} />;
 }

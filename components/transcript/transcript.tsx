@@ -5,6 +5,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useTRPC } from "@/components/providers/trpc";
 import { Button } from "@/components/ui/button";
+import { LoadingRegion, Skeleton } from "@/components/ui/skeleton";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { EventRowView } from "./event-row";
 import { KeyboardHelp } from "./keyboard-help";
@@ -279,9 +280,10 @@ export function Transcript(props: { runId: string; initial: WireEvent[]; lastEve
 
 function GapRowView({ from, to }: { from: number; to: number }) {
   return (
-    <div className="flex items-center justify-center border-b border-dashed border-zinc-200 py-3 text-xs text-zinc-500 dark:border-zinc-800" role="status">
-      Loading events {from.toLocaleString("en")}–{to.toLocaleString("en")}…
-    </div>
+    <LoadingRegion label={`Loading events ${from.toLocaleString("en")}–${to.toLocaleString("en")}`} className="flex items-center gap-3 border-b border-dashed border-zinc-200 px-3 py-3 dark:border-zinc-800">
+      <Skeleton className="h-4 w-10" />
+      <Skeleton className="h-4 flex-1" />
+    </LoadingRegion>
   );
 }
 

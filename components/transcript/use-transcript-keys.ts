@@ -1,9 +1,12 @@
 "use client";
 
 import { useEffect, useRef } from "react";
+import { hasCommandModifier, isTypingTarget } from "@/components/ui/key-sequence";
 
 // Transcript shortcuts (see keyboard-help.tsx). Ignored while typing in a field
-// or with a modifier held, so they never steal a browser or OS shortcut.
+// or with a modifier held, so they never steal a browser or OS shortcut. They listen
+// on document, before the console's own (g r, g a…, on window): a key taken here is
+// marked handled, and a first `g` is left unmarked so `g a` still leaves the page.
 
 export type TranscriptKeyActions = {
   next: () => void;
@@ -16,11 +19,6 @@ export type TranscriptKeyActions = {
   previousMatch: () => void;
 };
 
-function isTyping(target: EventTarget | null) {
-  if (!(target instanceof HTMLElement)) return false;
-  return target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName) || target.closest("dialog[open]") !== null;
-}
-
 export function useTranscriptKeys(actions: TranscriptKeyActions) {
   const ref = useRef(actions);
   useEffect(() => {
@@ -29,8 +27,13 @@ export function useTranscriptKeys(actions: TranscriptKeyActions) {
   useEffect(() => {
     let lastG = 0;
     const onKey = (e: KeyboardEvent) => {
-      if (e.ctrlKey || e.metaKey || e.altKey || isTyping(e.target)) return;
+      if (hasCommandModifier(e) || isTypingTarget(e.target)) return;
       const a = ref.current;
+      // The key after a lone `g` belongs to a console sequence (g n, g a…), not to the transcript.
+      if (e.key !== "g" && lastG !== 0 && Date.now() - lastG < 1_000) {
+        lastG = 0;
+        return;
+      }
       const handled = (() => {
         switch (e.key) {
           case "j":
@@ -59,8 +62,10 @@ export function useTranscriptKeys(actions: TranscriptKeyActions) {
             if (now - lastG < 1_000) {
               lastG = 0;
               a.top();
-            } else lastG = now;
-            return true;
+              return true;
+            }
+            lastG = now;
+            return false;
           }
           default:
             return false;
@@ -68,7 +73,7 @@ export function useTranscriptKeys(actions: TranscriptKeyActions) {
       })();
       if (handled) e.preventDefault();
     };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
   }, []);
 }

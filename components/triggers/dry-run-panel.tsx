@@ -5,7 +5,11 @@ import { useFormContext } from "react-hook-form";
 import { useTRPC } from "@/components/providers/trpc";
 import { Badge, type BadgeProps } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { formatRelative, taskKindLabel } from "@/components/ui/format";
+import { Alert } from "@/components/ui/alert";
+import { Card } from "@/components/ui/card";
+import { taskKindLabel } from "@/components/ui/format";
+import { Table } from "@/components/ui/table";
+import { RelativeTime } from "@/components/ui/time";
 import type { DryRunOutcome } from "@/server/domain/triggers/dry-run";
 import { zTriggerRuleInput, type TriggerRuleFormValues } from "@/server/domain/triggers/forms/schemas";
 
@@ -34,7 +38,7 @@ export function DryRunPanel({ ruleId }: { ruleId: string | null }) {
   const shown = data?.events.filter((e) => e.outcome !== "unusable") ?? [];
   const unusable = (data?.events.length ?? 0) - shown.length;
   return (
-    <section aria-label="Dry run" className="space-y-3 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+    <Card as="section" aria-label="Dry run" className="space-y-3">
       <div className="flex flex-wrap items-center justify-between gap-2">
         <div>
           <h2 className="text-sm font-semibold">Dry run</h2>
@@ -44,7 +48,7 @@ export function DryRunPanel({ ruleId }: { ruleId: string | null }) {
           {dryRun.isPending ? "Running…" : "Dry run"}
         </Button>
       </div>
-      {dryRun.error && <p role="alert" className="text-sm text-red-600">{dryRun.error.message}</p>}
+      {dryRun.error && <Alert>{dryRun.error.message}</Alert>}
       {data && (
         <div className="space-y-2" data-testid="dry-run-result">
           <p className="text-sm" aria-live="polite">
@@ -54,49 +58,45 @@ export function DryRunPanel({ ruleId }: { ruleId: string | null }) {
             {data.scope} ({data.otherKinds} of other kinds{unusable > 0 ? `, ${unusable} unreadable` : ""}).
           </p>
           {shown.length > 0 && (
-            <div className="overflow-x-auto">
-              <table className="w-full text-left text-xs">
-                <thead className="text-zinc-500">
-                  <tr>
-                    <th scope="col" className="py-1 pr-2 font-medium">Event</th>
-                    <th scope="col" className="py-1 pr-2 font-medium">Outcome</th>
-                    <th scope="col" className="py-1 pr-2 font-medium">Run</th>
-                    <th scope="col" className="py-1 font-medium">Why</th>
-                  </tr>
-                </thead>
-                <tbody className="divide-y divide-zinc-100 dark:divide-zinc-800">
-                  {shown.map((e) => (
-                    <tr key={e.ref.kind === "delivery" ? e.ref.deliveryId : e.ref.jobId} data-outcome={e.outcome}>
-                      <td className="py-1 pr-2 align-top">
-                        <span className="block max-w-64 truncate font-mono" title={e.label}>{e.label}</span>
-                        <span className="text-zinc-500">{e.repository} · {formatRelative(e.at)}</span>
-                      </td>
-                      <td className="py-1 pr-2 align-top">
-                        <Badge tone={outcome[e.outcome].tone}>{outcome[e.outcome].label}</Badge>
-                      </td>
-                      <td className="py-1 pr-2 align-top">
-                        {e.candidate && (
-                          <>
-                            {taskKindLabel[e.candidate.taskKind]}, {e.candidate.action === "auto_run" ? "auto-run" : "suggestion"}
-                            <span className="block max-w-56 truncate font-mono text-[10px] text-zinc-500" title={e.candidate.dedupeKey}>{e.candidate.dedupeKey}</span>
-                          </>
-                        )}
-                      </td>
-                      <td className="py-1 align-top">
-                        {e.duplicateOf && "runId" in e.duplicateOf ? (
-                          <a href={`/runs/${e.duplicateOf.runId}`} className="text-indigo-700 hover:underline dark:text-indigo-400">{e.reason}</a>
-                        ) : (
-                          e.reason
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table columns={["Event", "Outcome", "Run", "Why"]} framed={false} density="dense">
+              {shown.map((e) => (
+                <tr key={e.ref.kind === "delivery" ? e.ref.deliveryId : e.ref.jobId} data-outcome={e.outcome}>
+                  <td>
+                    <span className="block max-w-64 truncate font-mono" title={e.label}>
+                      {e.label}
+                    </span>
+                    <span className="text-zinc-500">
+                      {e.repository} · <RelativeTime date={e.at} />
+                    </span>
+                  </td>
+                  <td>
+                    <Badge tone={outcome[e.outcome].tone}>{outcome[e.outcome].label}</Badge>
+                  </td>
+                  <td>
+                    {e.candidate && (
+                      <>
+                        {taskKindLabel[e.candidate.taskKind]}, {e.candidate.action === "auto_run" ? "auto-run" : "suggestion"}
+                        <span className="block max-w-56 truncate font-mono text-[10px] text-zinc-500" title={e.candidate.dedupeKey}>
+                          {e.candidate.dedupeKey}
+                        </span>
+                      </>
+                    )}
+                  </td>
+                  <td>
+                    {e.duplicateOf && "runId" in e.duplicateOf ? (
+                      <a href={`/runs/${e.duplicateOf.runId}`} className="text-indigo-700 hover:underline dark:text-indigo-400">
+                        {e.reason}
+                      </a>
+                    ) : (
+                      e.reason
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </Table>
           )}
         </div>
       )}
-    </section>
+    </Card>
   );
 }

@@ -11,9 +11,13 @@ import { CheckboxField, SelectField, TextField } from "@/components/forms/fields
 import { ConflictPanel, ReadOnlyNote, RefusalBanner } from "@/components/forms/form-status";
 import { StringListField } from "@/components/forms/list-fields";
 import { useConfigForm } from "@/components/forms/use-config-form";
+import { DetailPageSkeleton } from "@/components/layout/page-skeletons";
 import { useTRPC } from "@/components/providers/trpc";
+import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { cardVariants } from "@/components/ui/card";
+import { cn } from "@/components/ui/cn";
 import { taskKindLabel } from "@/components/ui/format";
 import { TRIGGER_KINDS } from "@/server/domain/ingest/schemas";
 import {
@@ -66,9 +70,9 @@ export function RuleEditor({ ruleId }: { ruleId: string | null }) {
   const trpc = useTRPC();
   const options = useQuery(trpc.triggers.formOptions.queryOptions());
   const detail = useQuery({ ...trpc.triggers.byId.queryOptions({ ruleId: ruleId ?? "" }), enabled: ruleId !== null });
-  if (options.isPending || (ruleId !== null && detail.isPending)) return <p className="text-sm text-zinc-500">Loading…</p>;
+  if (options.isPending || (ruleId !== null && detail.isPending)) return <DetailPageSkeleton label="Loading the trigger rule" />;
   const error = options.error ?? detail.error;
-  if (error || !options.data) return <p role="alert" className="text-sm text-red-600">{error?.message}</p>;
+  if (error || !options.data) return <Alert>{error?.message}</Alert>;
   if (ruleId !== null && detail.data) {
     const { rule, canEdit } = detail.data;
     return <RuleForm key={rule.id} rule={rule} canEdit={canEdit} options={options.data} stackLabel={rule.stack.archivedAt ? `${rule.stack.name} (archived)` : rule.stack.name} />;
@@ -180,7 +184,7 @@ function RuleForm({ rule, canEdit, options, stackLabel }: { rule: Rule | null; c
       <RefusalBanner messages={status.refusal} />
       <FormProvider {...form}>
         <form onSubmit={onSubmit} aria-label="Trigger rule" noValidate className="space-y-4">
-          <fieldset disabled={!canEdit.allowed || saving || !status.hydrated} aria-describedby={!canEdit.allowed ? noteId : undefined} className="min-w-0 space-y-4 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+          <fieldset disabled={!canEdit.allowed || saving || !status.hydrated} aria-describedby={!canEdit.allowed ? noteId : undefined} className={cn(cardVariants(), "min-w-0 space-y-4")}>
             <div className="grid gap-3 sm:grid-cols-2">
               <TextField name="name" label="Name" />
               <SelectField name="kind" label="Kind" onValueChange={onKind} options={TRIGGER_KINDS.map((k) => ({ value: k, label: KIND_LABELS[k] }))} />

@@ -14,12 +14,56 @@ export function formatDuration(ms: number | null | undefined) {
   return `${Math.floor(m / 60)}h ${m % 60}m`;
 }
 
-export function formatRelative(date: Date, now: Date = new Date()) {
-  const diff = Math.round((now.getTime() - date.getTime()) / 1000);
-  if (diff < 45) return "just now";
-  if (diff < 3600) return `${Math.round(diff / 60)} min ago`;
-  if (diff < 86_400) return `${Math.round(diff / 3600)} h ago`;
-  return `${Math.round(diff / 86_400)} d ago`;
+const toMs = (d: Date | number | string) => (typeof d === "number" ? d : new Date(d).getTime());
+
+/**
+ * "just now", "5 min ago", "3 h ago", "2 d ago", "4 mo ago", "1 y ago", or "in 3 d" for a time
+ * ahead. Each unit is rounded first and a value that rounds up to the next unit moves there, so
+ * 59.5 minutes reads "1 h ago", never "60 min ago".
+ */
+export function formatRelative(date: Date | number | string, now: Date | number = Date.now()) {
+  const diff = Math.round((toMs(now) - toMs(date)) / 1000);
+  const abs = Math.abs(diff);
+  if (abs < 45) return "just now";
+  const [n, unit] = relativeUnit(abs);
+  return diff > 0 ? `${n} ${unit} ago` : `in ${n} ${unit}`;
+}
+
+function relativeUnit(seconds: number): [number, string] {
+  const minutes = Math.max(1, Math.round(seconds / 60));
+  if (minutes < 60) return [minutes, "min"];
+  const hours = Math.round(seconds / 3600);
+  if (hours < 24) return [hours, "h"];
+  const days = Math.round(seconds / 86_400);
+  if (days < 45) return [days, "d"];
+  const months = Math.round(days / 30.4375);
+  if (months < 12) return [months, "mo"];
+  return [Math.round(days / 365.25), "y"];
+}
+
+type ZoneOptions = { locale?: string; timeZone?: string };
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function formatter(kind: "absolute" | "clock", { locale, timeZone }: ZoneOptions) {
+  const key = `${kind} ${locale ?? ""} ${timeZone ?? ""}`;
+  let f = formatters.get(key);
+  if (!f) {
+    f =
+      kind === "absolute"
+        ? new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "long", timeZone })
+        : new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23", timeZone });
+    formatters.set(key, f);
+  }
+  return f;
+}
+
+/** The date and time in the viewer's locale and time zone, with the zone: "Oct 8, 2026, 2:20:23 PM GMT+2". */
+export function formatAbsolute(date: Date | number | string, opts: ZoneOptions = {}) {
+  return formatter("absolute", opts).format(toMs(date));
+}
+
+/** The time of day, HH:MM:SS on a 24-hour clock, in the viewer's time zone. */
+export function formatClock(date: Date | number | string, opts: Omit<ZoneOptions, "locale"> = {}) {
+  return formatter("clock", opts).format(toMs(date));
 }
 
 export function formatUsd(n: number) {

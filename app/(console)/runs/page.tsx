@@ -19,7 +19,7 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
   ]);
   return (
     <HydrateClient>
-      <RunsList filters={filters} />
+      <RunsList />
     </HydrateClient>
   );
 }

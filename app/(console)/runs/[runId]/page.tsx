@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { RunView } from "@/components/runs/run-view";
 import { initialEventsInput } from "@/components/transcript/window";
-import { HydrateClient, getQueryClient, trpc } from "@/server/trpc/server";
+import { HydrateClient, getQueryClient, notFoundIfMissing, trpc } from "@/server/trpc/server";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Run" };
@@ -10,7 +10,9 @@ export default async function RunPage({ params }: { params: Promise<{ runId: str
   const { runId } = await params;
   const qc = getQueryClient();
   // The run and its newest window of events; older events page in on scroll.
-  await Promise.all([qc.prefetchQuery(trpc.runs.byId.queryOptions({ runId })), qc.prefetchQuery(trpc.runs.events.queryOptions(initialEventsInput(runId)))]);
+  const run = trpc.runs.byId.queryOptions({ runId });
+  await Promise.all([qc.prefetchQuery(run), qc.prefetchQuery(trpc.runs.events.queryOptions(initialEventsInput(runId)))]);
+  notFoundIfMissing(run.queryKey);
   return (
     <HydrateClient>
       <RunView runId={runId} />

@@ -1,13 +1,15 @@
 import type { Metadata } from "next";
 import { ArtifactView } from "@/components/runs/artifact-view";
-import { HydrateClient, getQueryClient, trpc } from "@/server/trpc/server";
+import { HydrateClient, getQueryClient, notFoundIfMissing, trpc } from "@/server/trpc/server";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Artifact" };
 
 export default async function ArtifactPage({ params }: { params: Promise<{ runId: string; artifactId: string }> }) {
   const { runId, artifactId } = await params;
-  await getQueryClient().prefetchQuery(trpc.runs.artifact.queryOptions({ runId, artifactId }));
+  const artifact = trpc.runs.artifact.queryOptions({ runId, artifactId });
+  await getQueryClient().prefetchQuery(artifact);
+  notFoundIfMissing(artifact.queryKey);
   return (
     <HydrateClient>
       <ArtifactView runId={runId} artifactId={artifactId} />

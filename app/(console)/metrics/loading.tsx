@@ -1,0 +1,5 @@
+import { MetricsPageSkeleton } from "@/components/layout/page-skeletons";
+
+export default function Loading() {
+  return <MetricsPageSkeleton />;
+}

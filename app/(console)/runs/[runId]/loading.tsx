@@ -1,0 +1,5 @@
+import { RunPageSkeleton } from "@/components/layout/page-skeletons";
+
+export default function Loading() {
+  return <RunPageSkeleton />;
+}
