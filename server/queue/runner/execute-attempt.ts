@@ -54,6 +54,18 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
     stop ??= request;
     abort.abort(request.reason);
   };
+  // A transcript or artifact write that failed for good (after the batcher's retries): the
+  // attempt cannot end well, whatever the agent says, so it is stopped and ends failed with this.
+  let writeLoss: string | null = null;
+  let session: AgentSession | undefined;
+  const onWriteLoss = (what: string, err: unknown) => {
+    const why = `${what} could not be stored: ${(err as Error).message}`;
+    log(`${tag}: ${why}`);
+    if (writeLoss === null) {
+      writeLoss = why;
+      session?.cancel(`${why}; the attempt fails`);
+    }
+  };
   const onWriteError = (err: unknown) => {
     if (isFencedError(err)) {
       fenced = true;
@@ -69,7 +81,6 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
 
   let workspace: Workspace | null = null;
   let artifactsDir: string | null = null;
-  let session: AgentSession | undefined;
   let exited = false;
   try {
     const stack = stackSpecOf(run.stackSnapshot);
@@ -121,7 +132,10 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
     const batcher = new EventBatcher<RunEventInput>({
       flushMs: settings.eventBatchMs,
       maxBatch: 500,
-      onError: onWriteError,
+      isFatal: isFencedError,
+      // The gap shows where it is: a line saying what could not be stored, in the event's place.
+      placeholder: (event, err) => ({ type: "log", payload: { stream: "system", text: `An agent event (${event.type}) could not be stored: ${(err as Error).message}` } }),
+      onError: (err, failure) => (failure.fatal ? onWriteError(err) : onWriteLoss(`${failure.lost} transcript event${failure.lost === 1 ? "" : "s"}`, err)),
       write: (events) => {
         const cost = events.findLast((e) => e.type === "cost");
         return appendAttemptEvents({
@@ -132,7 +146,9 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
         }).then(() => undefined);
       },
     });
-    const storeArtifact = async (name: string) => {
+    const storeArtifact = (name: string) =>
+      storeArtifactFile(name).catch((err: unknown) => (isFencedError(err) ? onWriteError(err) : onWriteLoss(`the artifact ${name}`, err)));
+    const storeArtifactFile = async (name: string) => {
       const dir = workspace?.artifactsDir ?? artifactsDir;
       if (!dir || fenced) return;
       const artifact = await readArtifact(dir, name);
@@ -147,25 +163,27 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
     const secrets = knownSecrets;
     for await (const event of live.events) {
       const clean = secrets.length > 0 ? redactDeep(event, { secrets }).value : event;
-      if (clean.type === "artifact_produced") await storeArtifact(clean.payload.name).catch(onWriteError);
+      if (clean.type === "artifact_produced") await storeArtifact(clean.payload.name);
       else batcher.push(clean as AgentEvent);
     }
     const exit = await live.exit;
     exited = true;
     clearTimeout(backstop);
     await batcher.flush();
-    for (const a of exit.artifacts as CollectedArtifact[]) await storeArtifact(a.name).catch(onWriteError);
+    for (const a of exit.artifacts as CollectedArtifact[]) await storeArtifact(a.name);
 
     if (fenced) return await ended("fenced");
     if (stop?.kind === "shutdown") {
       await releaseAttempt({ db, fence, reason: `the worker shut down (${stop.reason}); the attempt will be retried` }).catch(onWriteError);
       return await ended("released");
     }
+    // A run never reaches approval (or success) with a gap in its transcript or a lost artifact.
+    const end = writeLoss !== null ? { status: "failed" as const, reason: `${writeLoss} (${batcher.lost} event${batcher.lost === 1 ? "" : "s"} lost in all)` } : { status: exit.status, reason: exit.reason };
     const result = await finishAttempt({
       db,
       fence,
       run,
-      end: { status: exit.status, reason: exit.reason },
+      end,
       artifacts: [...stored.values()],
       approvalTtlMs: settings.approvalTtlMs,
     }).catch((err: unknown) => {
@@ -174,8 +192,8 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
       return null;
     });
     if (!result) return await ended(stop?.kind === "cancel" ? "cancelled" : "fenced");
-    log(`${tag}: ${exit.status} (${exit.reason}); run is ${result.runStatus}`);
-    return await ended("finished", exit.status === "succeeded");
+    log(`${tag}: ${end.status} (${end.reason}); run is ${result.runStatus}`);
+    return await ended("finished", end.status === "succeeded");
   } catch (err) {
     if (err instanceof AgentStartError) {
       log(`${tag}: could not start: ${err.message}`);
