@@ -30,7 +30,6 @@ export const DEFAULT_JSON_LIMITS: JsonLimits = {
   maxKeyChars: 1024,
 };
 
-// eslint-disable-next-line no-control-regex
 const NEEDS_CLEANING = /[\u0000\uD800-\uDFFF]/;
 
 /** Whether a string can be stored as it is (no NUL, no lone surrogate). */

@@ -1,0 +1,96 @@
+// What a person will see of a stored text, with a map back to the stored characters, so a secret
+// is matched where it shows on screen however it is stored. Mirrors the renderers:
+//  - terminal text (components/transcript/ansi.ts): escape sequences (CSI, SGR, OSC/DCS strings
+//    up to BEL, ST or the end of the line) and control characters (C0 but tab and newline, CR,
+//    DEL, C1) are not shown, so "\x1b[31m" glued to a token, or a BEL or OSC 8 link inside one,
+//    must not hide it; nor must an invisible character (zero-width space, soft hyphen, BOM);
+//  - markdown (react-markdown + GFM): emphasis and code delimiters (`*`, `~`, a backtick) and
+//    backslash escapes vanish on screen, so "gh**p_**abc" shows as one token.
+// Each view is built only when the text holds something it removes; otherwise it is the text.
+
+export type View = {
+  text: string;
+  /** map[i] = index in the stored text of the view's character i (null: the view is the text). */
+  map: Int32Array | null;
+};
+
+const HAS_HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u200b-\u200d\u2060\ufeff]/;
+const HAS_MARKDOWN = /[*~`\\]/;
+
+const isInvisible = (c: number) =>
+  (c <= 0x08) || (c >= 0x0b && c <= 0x1f && c !== 0x1b) || (c >= 0x7f && c <= 0x9f) || c === 0xad || (c >= 0x200b && c <= 0x200d) || c === 0x2060 || c === 0xfeff;
+
+/** The text as a terminal view shows it, or null when nothing in it is hidden. */
+export function visibleView(text: string): View | null {
+  if (!HAS_HIDDEN.test(text)) return null;
+  const out: string[] = [];
+  const map = new Int32Array(text.length);
+  let n = 0;
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    if (c === 0x1b) {
+      i = skipEscape(text, i);
+      continue;
+    }
+    if (isInvisible(c)) {
+      i++;
+      continue;
+    }
+    out.push(text[i]!);
+    map[n++] = i;
+    i++;
+  }
+  return { text: out.join(""), map: map.subarray(0, n) };
+}
+
+/** Index after the escape sequence starting at `i` (an ESC). */
+function skipEscape(text: string, i: number): number {
+  const next = text[i + 1];
+  if (next === undefined) return i + 1;
+  if ("]PX^_".includes(next)) {
+    // A string sequence: up to BEL or ST, or (unterminated) the end of the line.
+    for (let j = i + 2; j < text.length; j++) {
+      const c = text.charCodeAt(j);
+      if (c === 0x07) return j + 1;
+      if (c === 0x1b && text[j + 1] === "\\") return j + 2;
+      if (c === 0x0a) return j;
+    }
+    return text.length;
+  }
+  let j = i + 1;
+  if (next === "[") {
+    j++;
+    while (j < text.length && text.charCodeAt(j) >= 0x30 && text.charCodeAt(j) <= 0x3f) j++;
+    while (j < text.length && text.charCodeAt(j) >= 0x20 && text.charCodeAt(j) <= 0x2f) j++;
+    if (j < text.length && text.charCodeAt(j) >= 0x40 && text.charCodeAt(j) <= 0x7e) j++;
+    return j;
+  }
+  while (j < text.length && text.charCodeAt(j) >= 0x20 && text.charCodeAt(j) <= 0x2f) j++;
+  if (j < text.length && text.charCodeAt(j) >= 0x30 && text.charCodeAt(j) <= 0x7e) j++;
+  return j;
+}
+
+const ASCII_PUNCTUATION = /[!-/:-@[-`{-~]/;
+
+/** The view as rendered markdown shows it (emphasis, code and escape characters gone), or null. */
+export function markdownView(base: View): View | null {
+  const text = base.text;
+  if (!HAS_MARKDOWN.test(text)) return null;
+  const out: string[] = [];
+  const map = new Int32Array(text.length);
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === "*" || ch === "~" || ch === "`") continue;
+    if (ch === "\\" && i + 1 < text.length && ASCII_PUNCTUATION.test(text[i + 1]!)) continue;
+    out.push(ch);
+    map[n++] = base.map ? base.map[i]! : i;
+  }
+  return { text: out.join(""), map: map.subarray(0, n) };
+}
+
+/** The stored range [start, end) behind the view's range [start, end). */
+export function storedRange(view: View, start: number, end: number): [number, number] {
+  if (!view.map || end <= start) return [start, end];
+  return [view.map[start]!, view.map[end - 1]! + 1];
+}
