@@ -11,6 +11,7 @@ import { Button } from "@/components/ui/button";
 import type { Presented } from "@/server/domain/approvals/presented";
 import { ApprovalActions } from "./approval-actions";
 import { LabelChangeView } from "./label-change";
+import { PushProtectionPanel } from "./push-protection";
 import { statusTone } from "./approvals-queue";
 import { useApprovalStream } from "./use-approval-stream";
 
@@ -41,8 +42,9 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
   if (!a) return <p>Loading…</p>;
   const p = a.presented as unknown as Presented;
   const canDecide = a.viewerRole !== "viewer";
+  const blocked = a.pushProtection && !a.pushProtection.override ? "Push protection: the patch contains secrets; an admin must override first" : null;
   const disabledReason =
-    a.status !== "pending" ? `This request is ${a.status}` : !canDecide ? `Deciding needs the maintainer role; you are ${a.viewerRole}` : a.viewerIsTriggeringActor && a.run.repository.twoPersonRule ? "You triggered this run; the two-person rule says someone else approves" : null;
+    a.status !== "pending" ? `This request is ${a.status}` : !canDecide ? `Deciding needs the maintainer role; you are ${a.viewerRole}` : a.viewerIsTriggeringActor && a.run.repository.twoPersonRule ? "You triggered this run; the two-person rule says someone else approves" : blocked;
 
   return (
     <article className="space-y-5">
@@ -85,6 +87,8 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
           </div>
         )}
       </section>
+
+      {a.pushProtection && <PushProtectionPanel approvalId={a.id} protection={a.pushProtection} canOverride={a.viewerRole === "admin"} pending={a.status === "pending"} />}
 
       {a.writeBack && (
         <section aria-label="Write-back" className="rounded-lg border border-zinc-200 p-3 text-sm dark:border-zinc-800">

@@ -2,7 +2,9 @@ import { lstat, readFile } from "node:fs/promises";
 import { resolve, sep } from "node:path";
 import type { Db } from "@/server/db";
 import { AgentStartError, type AgentSession, type CollectedArtifact } from "@/server/agents/types";
-import { redactDeep } from "@/server/domain/context/redaction/redact";
+import { mergeReports, redactDeep, SECRETLINT_PRESET, type RedactionReport } from "@/server/domain/context/redaction/redact";
+import { knownSecretsFor } from "@/server/domain/ingest/known-secrets";
+import { describeFindings } from "@/server/domain/runs/artifact-content";
 import type { AgentEvent, RunEventInput } from "@/server/domain/events/catalogue";
 import { appendRunEvents } from "@/server/domain/events/append";
 import { stackSpecOf } from "@/server/domain/runs/admit-attempt";
@@ -148,27 +150,44 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
     });
     const storeArtifact = (name: string) =>
       storeArtifactFile(name).catch((err: unknown) => (isFencedError(err) ? onWriteError(err) : onWriteLoss(`the artifact ${name}`, err)));
+    // Every run is redacted, granted secrets or not: fork and untrusted runs are the likeliest to
+    // print a token. Token shapes always; granted values and Airlock's own credentials by value.
+    const secrets = [...knownSecrets, ...knownSecretsFor([])];
+    // The file digests already stored, by name (a redacted diagnosis is stored under another digest).
+    const storedFiles = new Map<string, string>();
     const storeArtifactFile = async (name: string) => {
       const dir = workspace?.artifactsDir ?? artifactsDir;
       if (!dir || fenced) return;
       const artifact = await readArtifact(dir, name);
-      if (!artifact || stored.get(name)?.digest === artifact.digest) return;
+      if (!artifact || storedFiles.get(name) === artifact.digest) return;
       await batcher.flush();
-      const row = await storeAttemptArtifact({ db, fence, artifact: { ...artifact, retainUntil: new Date(Date.now() + artifactRetentionMs) } });
+      const row = await storeAttemptArtifact({ db, fence, secrets, artifact: { ...artifact, retainUntil: new Date(Date.now() + artifactRetentionMs) } });
+      storedFiles.set(name, artifact.digest);
       stored.set(name, row);
     };
 
     // Backstop: an adapter enforces the wall clock itself; if it does not end, stop waiting.
     const backstop = setTimeout(() => live.cancel("wall-clock backstop"), wallClockMs + 60_000);
-    const secrets = knownSecrets;
+    let masked: RedactionReport | null = null;
     for await (const event of live.events) {
-      const clean = secrets.length > 0 ? redactDeep(event, { secrets }).value : event;
-      if (clean.type === "artifact_produced") await storeArtifact(clean.payload.name);
-      else batcher.push(clean as AgentEvent);
+      if (event.type === "artifact_produced") {
+        await storeArtifact(event.payload.name);
+        continue;
+      }
+      const { value: clean, report } = redactDeep(event, { secrets });
+      if (report.status === "redacted") masked = mergeReports(masked ? [masked, report] : [report]);
+      batcher.push(clean as AgentEvent);
     }
     const exit = await live.exit;
     exited = true;
     clearTimeout(backstop);
+    // The run says what was masked in the agent's output, by rule and count, never a value.
+    if (masked) {
+      batcher.push({
+        type: "log",
+        payload: { stream: "system", text: `Masked in the agent's output: ${describeFindings(masked.entries)} (Airlock's rules and ${SECRETLINT_PRESET.id} ${SECRETLINT_PRESET.version}).` },
+      });
+    }
     await batcher.flush();
     for (const a of exit.artifacts as CollectedArtifact[]) await storeArtifact(a.name);
 
