@@ -60,7 +60,8 @@ export function createOutputDecoder(options: { format?: OutputFormat; now?: () =
     decodeLine(line, kind = "line", cutBytes = 0) {
       if (kind === "oversized") {
         // Shown as text, never parsed: half a JSON line is not the event its author meant.
-        const shown = line.slice(0, maxEventTextChars);
+        // Room for the marker inside the event's bound, so the marker itself is never cut.
+        const shown = line.slice(0, maxEventTextChars - 100);
         const hidden = Buffer.byteLength(line.slice(shown.length), "utf8") + cutBytes;
         return [log("stdout", `${shown}${cutMarker(`${formatSize(hidden)} of a line too long to keep`)}`)];
       }

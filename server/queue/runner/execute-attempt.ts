@@ -15,6 +15,7 @@ import { finishAttempt, recordAttemptCost, storeAttemptArtifact, type StoredArti
 import { createWorkspace, keepWorkspace, removeWorkspace, type Workspace, workspacePaths } from "@/server/domain/workspaces/workspaces";
 import { guessArtifactKind, guessMediaType } from "@/server/agents/artifacts";
 import { contentDigest } from "@/server/lib/digest";
+import { boundText } from "@/server/lib/text-boundary";
 import { buildAdapter, grantedEnvironment, type KubeLauncher } from "./adapters";
 import type { AttemptRegistry, StopRequest } from "./attempt-registry";
 import { EventBatcher } from "./event-batcher";
@@ -61,7 +62,7 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
   let writeLoss: string | null = null;
   let session: AgentSession | undefined;
   const onWriteLoss = (what: string, err: unknown) => {
-    const why = `${what} could not be stored: ${(err as Error).message}`;
+    const why = `${what} could not be stored: ${oneLine(err)}`;
     log(`${tag}: ${why}`);
     if (writeLoss === null) {
       writeLoss = why;
@@ -136,7 +137,7 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
       maxBatch: 500,
       isFatal: isFencedError,
       // The gap shows where it is: a line saying what could not be stored, in the event's place.
-      placeholder: (event, err) => ({ type: "log", payload: { stream: "system", text: `An agent event (${event.type}) could not be stored: ${(err as Error).message}` } }),
+      placeholder: (event, err) => ({ type: "log", payload: { stream: "system", text: `An agent event (${event.type}) could not be stored: ${oneLine(err)}` } }),
       onError: (err, failure) => (failure.fatal ? onWriteError(err) : onWriteLoss(`${failure.lost} transcript event${failure.lost === 1 ? "" : "s"}`, err)),
       write: (events) => {
         const cost = events.findLast((e) => e.type === "cost");
@@ -251,6 +252,9 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
     return outcome;
   }
 }
+
+/** A database error as one bounded line (Prisma's messages span lines and quote the query). */
+const oneLine = (err: unknown) => boundText(String((err as Error)?.message ?? err).replace(/\s+/g, " ").trim(), 500);
 
 /** Reads an artifact the agent left, refusing anything outside the folder or not a regular file. */
 async function readArtifact(artifactsDir: string, name: string) {
