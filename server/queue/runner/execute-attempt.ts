@@ -2,10 +2,11 @@ import { lstat, readFile } from "node:fs/promises";
 import { resolve, sep } from "node:path";
 import type { Db } from "@/server/db";
 import { AgentStartError, type AgentSession, type CollectedArtifact } from "@/server/agents/types";
-import { mergeReports, redactDeep, SECRETLINT_PRESET, type RedactionReport } from "@/server/domain/context/redaction/redact";
+import { SECRETLINT_PRESET } from "@/server/domain/context/redaction/redact";
+import { TranscriptRedactor } from "@/server/domain/context/redaction/transcript";
 import { knownSecretsFor } from "@/server/domain/ingest/known-secrets";
 import { describeFindings } from "@/server/domain/runs/artifact-content";
-import type { AgentEvent, RunEventInput } from "@/server/domain/events/catalogue";
+import type { RunEventInput } from "@/server/domain/events/catalogue";
 import { appendRunEvents } from "@/server/domain/events/append";
 import { stackSpecOf } from "@/server/domain/runs/admit-attempt";
 import { appendAttemptEvents, isFencedError } from "@/server/domain/runs/attempt-fence";
@@ -169,16 +170,12 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
 
     // Backstop: an adapter enforces the wall clock itself; if it does not end, stop waiting.
     const backstop = setTimeout(() => live.cancel("wall-clock backstop"), wallClockMs + 60_000);
-    let masked: RedactionReport | null = null;
+    const redactor = new TranscriptRedactor(secrets);
     for await (const event of live.events) {
-      if (event.type === "artifact_produced") {
-        await storeArtifact(event.payload.name);
-        continue;
-      }
-      const { value: clean, report } = redactDeep(event, { secrets });
-      if (report.status === "redacted") masked = mergeReports(masked ? [masked, report] : [report]);
-      batcher.push(clean as AgentEvent);
+      if (event.type === "artifact_produced") await storeArtifact(event.payload.name);
+      else batcher.push(redactor.redact(event));
     }
+    const masked = redactor.masked;
     const exit = await live.exit;
     exited = true;
     clearTimeout(backstop);

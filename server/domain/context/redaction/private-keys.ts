@@ -60,3 +60,17 @@ function bodyEnd(text: string, from: number): number {
   }
   return stop;
 }
+
+/** Whether a line opens a PEM private key block that it does not close (a key printed line by line). */
+export function opensPrivateKey(text: string): boolean {
+  const ranges = privateKeyRanges(text);
+  const last = ranges[ranges.length - 1];
+  if (!last) return false;
+  return !/-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/.test(text.slice(last.start));
+}
+
+/** Inside an open block: is this line still part of it (a body line, a header, or its END)? */
+export function continuesPrivateKey(line: string): "body" | "end" | null {
+  if (/-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/.test(line)) return "end";
+  return line.trim() === "" || BODY_LINE.test(line) ? "body" : null;
+}

@@ -4,6 +4,9 @@
 //    up to BEL, ST or the end of the line) and control characters (C0 but tab and newline, CR,
 //    DEL, C1) are not shown, so "\x1b[31m" glued to a token, or a BEL or OSC 8 link inside one,
 //    must not hide it; nor must an invisible character (zero-width space, soft hyphen, BOM);
+//  - escape sequences written out as text (JSON's "\u001b[31m", a shell's "\x1b[31m", "\033[",
+//    "\e["): shown as characters, but they must not glue to the token after them either (the
+//    token's pattern would see the "m" of "[31m"), so they count as hidden too;
 //  - markdown (react-markdown + GFM): emphasis and code delimiters (`*`, `~`, a backtick) and
 //    backslash escapes vanish on screen, so "gh**p_**abc" shows as one token.
 // Each view is built only when the text holds something it removes; otherwise it is the text.
@@ -14,7 +17,13 @@ export type View = {
   map: Int32Array | null;
 };
 
-const HAS_HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u200b-\u200d\u2060\ufeff]/;
+const HAS_HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u200b-\u200d\u2060\ufeff]|\\(?:u001[bB]|x1[bB]|033|e[[\]])/;
+/** A written-out ESC at `i` (a backslash): the length of its spelling, or 0. */
+const ESCAPED_ESC = /\\(?:u001[bB]|x1[bB]|033|e(?=[[\]]))/y;
+const escapedEscAt = (text: string, i: number) => {
+  ESCAPED_ESC.lastIndex = i;
+  return ESCAPED_ESC.exec(text)?.[0].length ?? 0;
+};
 const HAS_MARKDOWN = /[*~`\\]/;
 
 const isInvisible = (c: number) =>
@@ -32,6 +41,14 @@ export function visibleView(text: string): View | null {
       i = skipEscape(text, i);
       continue;
     }
+    if (c === 0x5c /* \ */) {
+      const spelled = escapedEscAt(text, i);
+      if (spelled > 0) {
+        // Parse what follows as if a real ESC stood at the spelling's last character.
+        i = skipEscape(text, i + spelled - 1, true);
+        continue;
+      }
+    }
     if (isInvisible(c)) {
       i++;
       continue;
@@ -43,8 +60,8 @@ export function visibleView(text: string): View | null {
   return { text: out.join(""), map: map.subarray(0, n) };
 }
 
-/** Index after the escape sequence starting at `i` (an ESC). */
-function skipEscape(text: string, i: number): number {
+/** Index after the escape sequence whose ESC is at `i` (`spelled`: written out, so BEL may be too). */
+function skipEscape(text: string, i: number, spelled = false): number {
   const next = text[i + 1];
   if (next === undefined) return i + 1;
   if ("]PX^_".includes(next)) {
@@ -53,6 +70,14 @@ function skipEscape(text: string, i: number): number {
       const c = text.charCodeAt(j);
       if (c === 0x07) return j + 1;
       if (c === 0x1b && text[j + 1] === "\\") return j + 2;
+      if (spelled && c === 0x5c) {
+        const bel = /\\(?:u0007|x07|a)/y;
+        bel.lastIndex = j;
+        const m = bel.exec(text);
+        if (m) return j + m[0].length;
+        const esc = escapedEscAt(text, j);
+        if (esc > 0 && text[j + esc] === "\\") return j + esc + (text[j + esc + 1] === "\\" ? 2 : 1);
+      }
       if (c === 0x0a) return j;
     }
     return text.length;

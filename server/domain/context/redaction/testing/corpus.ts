@@ -5,7 +5,13 @@
 import { markdownView, visibleView } from "../visible";
 
 const j = (...parts: string[]) => parts.join("");
-const chars = (n: number, seed: string) => Array.from({ length: n }, (_, i) => seed[(i * 7 + 3) % seed.length]).join("");
+// Deterministic, non-repeating filler (a tiny LCG), so no two shapes share a substring.
+let state = 20261201;
+const chars = (n: number, alphabet: string) =>
+  Array.from({ length: n }, () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return alphabet[state % alphabet.length];
+  }).join("");
 const B62 = "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xYz";
 
 export const SECRET_SHAPES: readonly { name: string; value: string }[] = [
@@ -46,6 +52,7 @@ const splitAt = (s: string, parts: number) => {
 export const DISGUISES: readonly { name: string; apply: (token: string) => string }[] = [
   { name: "plain", apply: (t) => t },
   { name: "ansi-glued", apply: (t) => `\u001b[31m${t}\u001b[0m` },
+  { name: "glued to a written-out escape (JSON, shell)", apply: (t) => `\\u001b[31m${t}\\x1b[0m` },
   { name: "split by a control character", apply: (t) => splitAt(t, 2).join("\u0007") },
   { name: "split by an OSC sequence", apply: (t) => splitAt(t, 2).join("\u001b]8;;https://example.test/\u0007") },
   { name: "split by an SGR sequence", apply: (t) => splitAt(t, 2).join("\u001b[1m") },
