@@ -5,7 +5,7 @@ import { useState } from "react";
 import { toast } from "sonner";
 import { useTRPC } from "@/components/providers/trpc";
 import { Button } from "@/components/ui/button";
-import { Dialog } from "@/components/ui/dialog";
+import { ReasonDialog } from "./reason-dialog";
 
 // Push protection on the review screen: a patch in which secrets were found is shown redacted,
 // with what was found (rule and count, never a value), and cannot be approved until an admin
@@ -21,7 +21,6 @@ export function PushProtectionPanel(props: { approvalId: string; protection: Pus
   const trpc = useTRPC();
   const qc = useQueryClient();
   const [open, setOpen] = useState(false);
-  const [reason, setReason] = useState("");
   const override = useMutation(
     trpc.approvals.overridePushProtection.mutationOptions({
       onSuccess: async () => {
@@ -58,35 +57,17 @@ export function PushProtectionPanel(props: { approvalId: string; protection: Pus
       ) : props.pending ? (
         <p className="mt-2">Only an admin of the repository can override it.</p>
       ) : null}
-      <Dialog open={open} onClose={() => setOpen(false)} title="Push a patch that contains secrets?">
-        <form
-          className="space-y-3"
-          onSubmit={(e) => {
-            e.preventDefault();
-            override.mutate({ approvalId: props.approvalId, reason });
-          }}
-        >
-          <label className="block text-sm">
-            Reason (required, recorded and shown to everyone who reviews this)
-            <textarea
-              required
-              value={reason}
-              onChange={(e) => setReason(e.target.value)}
-              maxLength={2000}
-              rows={3}
-              className="mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950"
-            />
-          </label>
-          <div className="flex justify-end gap-2">
-            <Button type="button" onClick={() => setOpen(false)}>
-              Keep refusing
-            </Button>
-            <Button type="submit" variant="danger" disabled={override.isPending || reason.trim().length === 0}>
-              {override.isPending ? "Overriding…" : "Override"}
-            </Button>
-          </div>
-        </form>
-      </Dialog>
+      <ReasonDialog
+        open={open}
+        onClose={() => setOpen(false)}
+        title="Push a patch that contains secrets?"
+        label="Reason (required, recorded and shown to everyone who reviews this)"
+        keepLabel="Keep refusing"
+        submitLabel="Override"
+        pendingLabel="Overriding…"
+        pending={override.isPending}
+        onSubmit={(reason) => override.mutate({ approvalId: props.approvalId, reason })}
+      />
     </section>
   );
 }

@@ -52,30 +52,45 @@ function sourceOf(content: string) {
  * position is used (one rule reports the range of its whole match, prefix included, but the length
  * of the value alone), otherwise the range as reported.
  */
+// Each rule's handler is made once: creating it (translators, option parsing) costs more than a
+// scan. Reports go to whichever scan is running (scans are synchronous, so never two at once).
+let sink: { content: string; hits: SecretlintHit[] } | null = null;
+const handlers = scanners.flatMap((rule) => {
+  const name = shortRuleName(rule.meta.id);
+  const context = {
+    sharedOptions: {},
+    createTranslator: (messages: Record<string, { en: (props?: Record<string, unknown>) => string }>) => (messageId: string, props?: Record<string, unknown>) => ({
+      message: messages[messageId]?.en(props) ?? messageId,
+      messageId,
+      data: props,
+    }),
+    report: (d: { range: readonly [number, number]; message: { data?: unknown } }) => sink?.hits.push(locate(sink.content, d.range, d.message.data, name)),
+    ignore: () => undefined,
+  };
+  try {
+    const handler: Handler = rule.create(context as never, {} as never);
+    return handler.file ? [handler] : [];
+  } catch {
+    return [];
+  }
+});
+
 export function secretlintHits(content: string): SecretlintHit[] {
   const hits: SecretlintHit[] = [];
   const source = sourceOf(content);
-  for (const rule of scanners) {
-    const name = shortRuleName(rule.meta.id);
-    const context = {
-      sharedOptions: {},
-      createTranslator: (messages: Record<string, { en: (props?: Record<string, unknown>) => string }>) => (messageId: string, props?: Record<string, unknown>) => ({
-        message: messages[messageId]?.en(props) ?? messageId,
-        messageId,
-        data: props,
-      }),
-      report: (d: { range: readonly [number, number]; message: { data?: unknown } }) => hits.push(locate(content, d.range, d.message.data, name)),
-      ignore: () => undefined,
-    };
-    let handler: Handler;
-    try {
-      handler = rule.create(context as never, {} as never);
-      const pending = handler.file?.(source as never);
-      // An asynchronous rule (binary formats) would report after we return: never wait, never crash.
-      if (pending && typeof (pending as Promise<void>).catch === "function") (pending as Promise<void>).catch(() => undefined);
-    } catch {
-      // A rule that throws on odd input must not stop the others (nor redaction).
+  sink = { content, hits };
+  try {
+    for (const handler of handlers) {
+      try {
+        const pending = handler.file?.(source as never);
+        // An asynchronous rule (binary formats) would report after we return: never wait, never crash.
+        if (pending && typeof (pending as Promise<void>).catch === "function") (pending as Promise<void>).catch(() => undefined);
+      } catch {
+        // A rule that throws on odd input must not stop the others (nor redaction).
+      }
     }
+  } finally {
+    sink = null;
   }
   return hits;
 }
