@@ -99,4 +99,25 @@ describe("EventBatcher", () => {
     expect(b.lost).toBe(1);
     expect(b.failure).toBeUndefined();
   });
+
+  it("does not try every event one by one when the database itself is down", async () => {
+    let writes = 0;
+    const reported: { lost: number }[] = [];
+    const b = new EventBatcher<number>({
+      flushMs: 1,
+      maxBatch: 100,
+      retryDelaysMs: [1],
+      placeholder: (e) => -e,
+      write: async () => {
+        writes++;
+        throw new Error("connection refused");
+      },
+      onError: (_err, failure) => reported.push(failure),
+    });
+    for (let i = 0; i < 100; i++) b.push(i);
+    await b.flush();
+    expect(reported).toEqual([{ fatal: false, lost: 100 }]);
+    // Two tries of the batch, then three events (each with its placeholder), then it stops trying.
+    expect(writes).toBe(2 + 3 * 2);
+  });
 });

@@ -81,16 +81,25 @@ export class EventBatcher<T> {
       }
     }
     // The batch as a whole keeps failing: find the events the database refuses, keep the rest.
+    // Three refusals in a row mean the database itself is failing, not one event: the rest of the
+    // batch is counted lost without trying each (a dead connection would take minutes per try).
     let lost = 0;
+    let inARow = 0;
     for (const event of batch) {
+      if (inARow >= 3) {
+        lost++;
+        continue;
+      }
       try {
         await this.opts.write([event]);
+        inARow = 0;
         continue;
       } catch (e) {
         if (this.isFatal(e)) return this.fatal(e);
         err = e;
       }
       lost++;
+      inARow++;
       const stand = this.opts.placeholder?.(event, err);
       if (stand !== undefined) {
         try {
