@@ -36,6 +36,13 @@ describe("granted values", () => {
     expect(Object.keys(value)).toHaveLength(2);
     expect(report.entries[0]).toMatchObject({ kind: "known_secret", count: 2 });
   });
+  it("an entity spelling a character, or a bidi control inside, does not hide it", () => {
+    const spelled = `&#x64;${secret.value.slice(1, -1)}&#${secret.value.charCodeAt(secret.value.length - 1)};`;
+    const { text } = redactText(`see ${spelled} here`, { secrets: [secret] });
+    expect(text).toBe("see [REDACTED:known_secret:DEPLOY_KEY] here");
+    const bidi = `${secret.value.slice(0, 4)}\u202e${secret.value.slice(4)}`;
+    expect(showsWhole(redactText(bidi, { secrets: [secret] }).text, secret.value)).toBe(false);
+  });
   it("a zero-width space or soft hyphen inside does not hide it", () => {
     for (const sep of ["\u200b", "\u00ad", "\ufeff"]) {
       const split = `${secret.value.slice(0, 5)}${sep}${secret.value.slice(5)}`;
