@@ -2,7 +2,7 @@ import { lstat, readFile } from "node:fs/promises";
 import { resolve, sep } from "node:path";
 import type { Db } from "@/server/db";
 import { AgentStartError, type AgentSession, type CollectedArtifact } from "@/server/agents/types";
-import { SECRETLINT_PRESET } from "@/server/domain/context/redaction/redact";
+import { redactText, SECRETLINT_PRESET } from "@/server/domain/context/redaction/redact";
 import { TranscriptRedactor } from "@/server/domain/context/redaction/transcript";
 import { knownSecretsFor } from "@/server/domain/ingest/known-secrets";
 import { describeFindings } from "@/server/domain/runs/artifact-content";
@@ -62,12 +62,12 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
   // attempt cannot end well, whatever the agent says, so it is stopped and ends failed with this.
   let writeLoss: string | null = null;
   let session: AgentSession | undefined;
-  const onWriteLoss = (what: string, err: unknown) => {
-    const why = `${what} could not be stored: ${oneLine(err)}`;
-    log(`${tag}: ${why}`);
+  const onWriteLoss = (what: string, reason: string) => {
+    const loss = `${what} could not be stored: ${reason}`;
+    log(`${tag}: ${loss}`);
     if (writeLoss === null) {
-      writeLoss = why;
-      session?.cancel(`${why}; the attempt fails`);
+      writeLoss = loss;
+      session?.cancel(`${loss}; the attempt fails`);
     }
   };
   const onWriteError = (err: unknown) => {
@@ -133,13 +133,18 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
     await markAttemptRunning({ db, fence, sessionId, workspacePath: workspace?.dir ?? null });
 
     const stored = new Map<string, StoredArtifact>();
+    // Every run is redacted, granted secrets or not: fork and untrusted runs are the likeliest to
+    // print a token. Token shapes always; granted values and Airlock's own credentials by value.
+    const secrets = [...knownSecrets, ...knownSecretsFor([])];
+    // A database error can quote what it refused: the line saying so is redacted like the rest.
+    const why = (err: unknown) => redactText(oneLine(err), { secrets }).text;
     const batcher = new EventBatcher<RunEventInput>({
       flushMs: settings.eventBatchMs,
       maxBatch: 500,
       isFatal: isFencedError,
       // The gap shows where it is: a line saying what could not be stored, in the event's place.
-      placeholder: (event, err) => ({ type: "log", payload: { stream: "system", text: `An agent event (${event.type}) could not be stored: ${oneLine(err)}` } }),
-      onError: (err, failure) => (failure.fatal ? onWriteError(err) : onWriteLoss(`${failure.lost} transcript event${failure.lost === 1 ? "" : "s"}`, err)),
+      placeholder: (event, err) => ({ type: "log", payload: { stream: "system", text: `An agent event (${event.type}) could not be stored: ${why(err)}` } }),
+      onError: (err, failure) => (failure.fatal ? onWriteError(err) : onWriteLoss(`${failure.lost} transcript event${failure.lost === 1 ? "" : "s"}`, why(err))),
       write: (events) => {
         const cost = events.findLast((e) => e.type === "cost");
         return appendAttemptEvents({
@@ -151,10 +156,7 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
       },
     });
     const storeArtifact = (name: string) =>
-      storeArtifactFile(name).catch((err: unknown) => (isFencedError(err) ? onWriteError(err) : onWriteLoss(`the artifact ${name}`, err)));
-    // Every run is redacted, granted secrets or not: fork and untrusted runs are the likeliest to
-    // print a token. Token shapes always; granted values and Airlock's own credentials by value.
-    const secrets = [...knownSecrets, ...knownSecretsFor([])];
+      storeArtifactFile(name).catch((err: unknown) => (isFencedError(err) ? onWriteError(err) : onWriteLoss(`the artifact ${redactText(name, { secrets }).text}`, why(err))));
     // The file digests already stored, by name (a redacted diagnosis is stored under another digest).
     const storedFiles = new Map<string, string>();
     const storeArtifactFile = async (name: string) => {
