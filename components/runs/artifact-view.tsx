@@ -46,6 +46,14 @@ export function ArtifactView({ runId, artifactId }: { runId: string; artifactId:
           <span className="text-sm text-zinc-600 dark:text-zinc-400">{a.sizeBytes.toLocaleString("en")} bytes</span>
         </div>
         <p className="font-mono text-xs break-all text-zinc-600 dark:text-zinc-400">{a.digest}</p>
+        {a.masked.length > 0 && (
+          <p role="status" className="rounded-md bg-red-50 px-2 py-1 text-sm text-red-900 dark:bg-red-950 dark:text-red-200" data-testid="artifact-masked">
+            {a.kind === "patch"
+              ? "Shown with secrets masked; the digest names the original bytes, which are withheld: pushing them is refused unless an admin overrides on the approval screen. "
+              : "Secrets were masked before this was stored; the digest is of the stored text. "}
+            Masked: {a.masked.map((m) => `${m.kind}${m.name ? `:${m.name}` : ""} ×${m.count}`).join(", ")}.
+          </p>
+        )}
         {a.truncated && (
           <p role="status" className="rounded-md bg-amber-50 px-2 py-1 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-200">
             Showing the first {content.length.toLocaleString("en")} characters of {a.sizeBytes.toLocaleString("en")} bytes: the rest is not sent to the browser.
