@@ -5,8 +5,7 @@ import { useState } from "react";
 import { toast } from "sonner";
 import { useTRPC } from "@/components/providers/trpc";
 import { ActionButton } from "@/components/ui/action-button";
-import { Button } from "@/components/ui/button";
-import { Dialog } from "@/components/ui/dialog";
+import { ReasonDialog } from "./reason-dialog";
 
 // Approve (binding the artifact digest and head SHA shown), or reject with a required reason.
 // Used by the review screen and the run view. The server decides; refusals are shown as told.
@@ -22,7 +21,6 @@ export function ApprovalActions(props: {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const [rejecting, setRejecting] = useState(false);
-  const [reason, setReason] = useState("");
   const refresh = () => qc.invalidateQueries();
   const approve = useMutation(
     trpc.approvals.approve.mutationOptions({
@@ -41,7 +39,6 @@ export function ApprovalActions(props: {
       onSuccess: async () => {
         toast.success("Rejected");
         setRejecting(false);
-        setReason("");
         await refresh();
       },
       onError: (err) => toast.error(err.message),
@@ -61,35 +58,17 @@ export function ApprovalActions(props: {
       <ActionButton size={props.size} variant="danger" disabledReason={props.disabledReason} detail={props.detail} onClick={() => setRejecting(true)}>
         Reject
       </ActionButton>
-      <Dialog open={rejecting} onClose={() => setRejecting(false)} title="Reject this write-back?">
-        <form
-          className="space-y-3"
-          onSubmit={(e) => {
-            e.preventDefault();
-            reject.mutate({ approvalId: props.approvalId, reason });
-          }}
-        >
-          <label className="block text-sm">
-            Reason (required)
-            <textarea
-              required
-              value={reason}
-              onChange={(e) => setReason(e.target.value)}
-              maxLength={2000}
-              rows={3}
-              className="mt-1 block w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm dark:border-zinc-700 dark:bg-zinc-950"
-            />
-          </label>
-          <div className="flex justify-end gap-2">
-            <Button type="button" onClick={() => setRejecting(false)}>
-              Keep pending
-            </Button>
-            <Button type="submit" variant="danger" disabled={reject.isPending || reason.trim().length === 0}>
-              {reject.isPending ? "Rejecting…" : "Reject"}
-            </Button>
-          </div>
-        </form>
-      </Dialog>
+      <ReasonDialog
+        open={rejecting}
+        onClose={() => setRejecting(false)}
+        title="Reject this write-back?"
+        label="Reason (required)"
+        keepLabel="Keep pending"
+        submitLabel="Reject"
+        pendingLabel="Rejecting…"
+        pending={reject.isPending}
+        onSubmit={(reason) => reject.mutate({ approvalId: props.approvalId, reason })}
+      />
     </div>
   );
 }

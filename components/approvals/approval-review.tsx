@@ -17,6 +17,7 @@ import { useNow } from "@/components/ui/use-now";
 import type { Presented } from "@/server/domain/approvals/presented";
 import { ApprovalActions } from "./approval-actions";
 import { LabelChangeView } from "./label-change";
+import { PushProtectionPanel } from "./push-protection";
 import { statusTone } from "./approvals-queue";
 import { useApprovalStream } from "./use-approval-stream";
 
@@ -48,8 +49,9 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
   if (!a) return <DetailPageSkeleton label="Loading the approval request" panels={3} />;
   const p = a.presented as unknown as Presented;
   const canDecide = a.viewerRole !== "viewer";
+  const blocked = a.pushProtection && !a.pushProtection.override ? "Push protection: the patch contains secrets; an admin must override first" : null;
   const disabledReason =
-    a.status !== "pending" ? `This request is ${a.status}` : !canDecide ? `Deciding needs the maintainer role; you are ${a.viewerRole}` : a.viewerIsTriggeringActor && a.run.repository.twoPersonRule ? "You triggered this run; the two-person rule says someone else approves" : null;
+    a.status !== "pending" ? `This request is ${a.status}` : !canDecide ? `Deciding needs the maintainer role; you are ${a.viewerRole}` : a.viewerIsTriggeringActor && a.run.repository.twoPersonRule ? "You triggered this run; the two-person rule says someone else approves" : blocked;
 
   return (
     <article className="space-y-5">
@@ -93,6 +95,8 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
           </div>
         )}
       </Card>
+
+      {a.pushProtection && <PushProtectionPanel approvalId={a.id} protection={a.pushProtection} canOverride={a.viewerRole === "admin"} pending={a.status === "pending"} />}
 
       {a.writeBack && (
         <Card as="section" padding="sm" aria-label="Write-back" className="text-sm">

@@ -46,6 +46,14 @@ export function ArtifactView({ runId, artifactId }: { runId: string; artifactId:
         <p className="flex items-center gap-1 font-mono text-xs break-all text-zinc-600 dark:text-zinc-400">
           {a.digest} <CopyButton value={a.digest} what="digest" />
         </p>
+        {a.masked.length > 0 && (
+          <Alert role="status" tone="danger" variant="banner" data-testid="artifact-masked">
+            {a.kind === "patch"
+              ? "Shown with secrets masked; the digest names the original bytes, which are withheld: pushing them is refused unless an admin overrides on the approval screen. "
+              : "Secrets were masked before this was stored; the digest is of the stored text. "}
+            Masked: {a.masked.map((m) => `${m.kind}${m.name ? `:${m.name}` : ""} ×${m.count}`).join(", ")}.
+          </Alert>
+        )}
         {a.truncated && (
           <Alert role="status" tone="warning" variant="banner">
             Showing the first {content.length.toLocaleString("en")} characters of {a.sizeBytes.toLocaleString("en")} bytes: the rest is not sent to the browser.

@@ -162,7 +162,7 @@ describe("Claude Code stream-json parser: errors and edge cases", () => {
     expect(events?.[0]).toEqual({ type: "tool_result", payload: { toolCallId: "toolu_unknown", output: "a\n[image]", isError: false } });
     const big = events?.[1]?.payload as { output: string };
     expect(big.output.length).toBeLessThan(33_000);
-    expect(big.output).toMatch(/\[truncated 67232 characters\]$/);
+    expect(big.output).toMatch(/…\[cut: 67\.2 kB\]$/);
   });
 
   it("nests a subagent started inside another subagent under its parent", () => {

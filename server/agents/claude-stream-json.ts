@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { type AgentEvent, truncateText } from "@/server/domain/events/catalogue";
+import { type AgentEvent, eventPayloadLimits, truncateText } from "@/server/domain/events/catalogue";
+import { boundJson } from "@/server/lib/text-boundary";
 
 // Claude Code's `--output-format stream-json --verbose` transcript -> catalogue
 // events. One JSON message per line: system (init), assistant and user messages
@@ -310,7 +311,8 @@ export function parseClaudeTranscript(text: string, options: { now?: () => Date 
     if (!line.trim()) continue;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      // Bounded like a live line (output-decoder.ts): deep or huge JSON cannot overflow a walk.
+      value = boundJson(JSON.parse(line), eventPayloadLimits).value;
     } catch {
       continue;
     }

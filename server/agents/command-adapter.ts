@@ -140,8 +140,8 @@ function runSession({ config, options, child, sessionId, sessionDir, command }: 
     }
   };
 
-  const stdout = new LineSplitter((line, kind) => {
-    for (const event of decoder.decodeLine(line, kind)) channel.push(event);
+  const stdout = new LineSplitter((line, kind, cutBytes) => {
+    for (const event of decoder.decodeLine(line, kind, cutBytes)) channel.push(event);
   }, config.maxLineChars);
   const stderr = new LineSplitter((line) => {
     if (!line.trim()) return;

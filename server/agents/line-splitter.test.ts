@@ -43,6 +43,26 @@ describe("LineSplitter", () => {
     ]);
   });
 
+  it("keeps the lines around a 20 MB line and counts what it cut, holding at most the bound", () => {
+    const cuts: number[] = [];
+    const lines: Array<[string, LineKind]> = [];
+    const splitter = new LineSplitter((line, kind, cut) => {
+      lines.push([line.slice(0, 10), kind]);
+      cuts.push(cut);
+    }, 1000);
+    splitter.write("before\n");
+    const chunk = "é".repeat(32 * 1024);
+    for (let sent = 0; sent < 20_000_000; sent += chunk.length * 2) splitter.write(Buffer.from(chunk));
+    splitter.write("\nafter\n");
+    splitter.end();
+    expect(lines).toEqual([
+      ["before", "line"],
+      ["éééééééééé", "oversized"],
+      ["after", "line"],
+    ]);
+    expect(cuts[1]).toBe(Math.ceil(20_000_000 / (chunk.length * 2)) * chunk.length * 2 - 2000);
+  });
+
   it("flushes nothing at the end when the last line was complete", () => {
     const { lines, splitter } = collect();
     splitter.write("a\n");

@@ -55,9 +55,19 @@ describe("output decoder", () => {
       type: "log",
       payload: { stream: "stdout", text: '{"type":"mess' },
     });
-    expect(decoder.decodeLine("x".repeat(10), "oversized")[0]?.payload).toMatchObject({
-      text: expect.stringMatching(/line cut at 10 characters/),
+    expect(decoder.decodeLine("x".repeat(10), "oversized", 20_000_000)[0]?.payload).toMatchObject({
+      text: "xxxxxxxxxx…[cut: 20.0 MB of a line too long to keep]",
     });
+  });
+
+  it("bounds 50,000-deep JSON instead of overflowing the stack", () => {
+    const decoder = createOutputDecoder();
+    const deepInput = `{"type":"tool_call","payload":{"id":"t1","name":"Bash","startedAt":"2026-01-05T09:00:00Z","input":${"[".repeat(50_000)}1${"]".repeat(50_000)}}}`;
+    const [event] = decoder.decodeLine(deepInput);
+    expect(event?.type).toBe("tool_call");
+    expect(JSON.stringify(event)).toContain("…[cut: nested deeper than 32 levels]");
+    const deepClaude = `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"u1","name":"Bash","input":${"{\"a\":".repeat(50_000)}1${"}".repeat(50_000)}}]}}`;
+    expect(() => JSON.stringify(decoder.decodeLine(deepClaude))).not.toThrow();
   });
 
   it("reads only the forced format", () => {

@@ -5,6 +5,8 @@ import {
   safeValidateAgentEvent,
   truncateText,
 } from "@/server/domain/events/catalogue";
+import { boundJson, cutMarker, formatSize } from "@/server/lib/text-boundary";
+import { eventPayloadLimits, maxEventTextChars } from "@/server/domain/events/catalogue";
 import { createClaudeStreamParser, type ClaudeOutcome } from "./claude-stream-json";
 import type { LineKind } from "./line-splitter";
 
@@ -17,7 +19,8 @@ import type { LineKind } from "./line-splitter";
 export type OutputFormat = "auto" | "airlock" | "claude-stream-json";
 
 export type OutputDecoder = {
-  decodeLine(line: string, kind?: LineKind): AgentEvent[];
+  /** `cutBytes`: for an oversized line, the UTF-8 bytes the splitter left out. */
+  decodeLine(line: string, kind?: LineKind, cutBytes?: number): AgentEvent[];
   readonly externalSessionId: string | undefined;
   readonly claudeOutcome: ClaudeOutcome | undefined;
 };
@@ -54,14 +57,22 @@ export function createOutputDecoder(options: { format?: OutputFormat; now?: () =
   }
 
   return {
-    decodeLine(line, kind = "line") {
-      if (kind === "oversized") return [log("stdout", `${line}\n… [line cut at ${line.length} characters]`)];
+    decodeLine(line, kind = "line", cutBytes = 0) {
+      if (kind === "oversized") {
+        // Shown as text, never parsed: half a JSON line is not the event its author meant.
+        // Room for the marker inside the event's bound, so the marker itself is never cut.
+        const shown = line.slice(0, maxEventTextChars - 100);
+        const hidden = Buffer.byteLength(line.slice(shown.length), "utf8") + cutBytes;
+        return [log("stdout", `${shown}${cutMarker(`${formatSize(hidden)} of a line too long to keep`)}`)];
+      }
       const trimmed = line.trim();
       if (!trimmed) return [];
       if (trimmed.startsWith("{")) {
         let value: unknown;
         try {
-          value = JSON.parse(trimmed);
+          // JSON.parse itself is iterative; the bound makes the value safe for every recursive
+          // walk after it (zod, redaction, JSON.stringify), whatever its depth or size.
+          value = boundJson(JSON.parse(trimmed), eventPayloadLimits).value;
         } catch {
           value = undefined;
         }

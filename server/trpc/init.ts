@@ -6,6 +6,7 @@ import { getDb, type PrismaClient } from "@/server/db";
 import { repositoryRole, roleAtLeast, type SessionUser } from "@/server/auth/roles";
 import { fieldErrorsOf } from "@/server/domain/repositories/input";
 import { AppError, type AppErrorCode } from "@/server/errors";
+import { describeTextProblem, findTextProblem } from "@/server/lib/text-boundary";
 
 export type TRPCContext = {
   db: PrismaClient;
@@ -71,7 +72,15 @@ const translateErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(translateErrors);
+// The text boundary for typed input: a NUL, an unpaired surrogate or hostile nesting anywhere in
+// the raw input is a 400 naming the field, before zod or the database sees it (they would 500).
+const textBoundary = t.middleware(async ({ getRawInput, next }) => {
+  const problem = findTextProblem(await getRawInput());
+  if (problem) throw new AppError("BAD_REQUEST", `Invalid input: ${describeTextProblem(problem)}`, { reason: "invalid_text", details: { ...problem } });
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(translateErrors).use(textBoundary);
 
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.user) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });

@@ -5,6 +5,7 @@ import { AppError } from "@/server/errors";
 import { type AuditActor, recordAudit } from "../audit";
 import { appendRunEvents } from "../events/append";
 import { fixForwardOnApprovalRejection } from "../fixloop/triggers";
+import { assertPushAllowed } from "./push-protection";
 import { createPendingWriteBack } from "./request-write-back";
 import { settleRun } from "./settle-run";
 
@@ -34,7 +35,7 @@ async function lockApproval(tx: Tx, approvalId: string) {
     where: { id: approvalId },
     include: {
       run: { include: { repository: { select: { id: true, fullName: true, twoPersonRule: true } } } },
-      artifact: { select: { digest: true, attemptId: true } },
+      artifact: { select: { digest: true, attemptId: true, kind: true, secretFindings: true } },
       decidedBy: { select: { email: true } },
     },
   });
@@ -141,6 +142,7 @@ export async function approveWriteBack(opts: {
     requirePending(approval);
     const expired = await expireIfDue(tx, approval, actor, now);
     if (expired) return expired;
+    assertPushAllowed(approval);
     const { run } = approval;
     if (run.repository.twoPersonRule && run.actorUserId !== null && run.actorUserId === actor.id) {
       throw new AppError("FORBIDDEN", "You triggered this run, and the repository's two-person rule says someone else must approve its write-backs.", { reason: "two_person_rule" });

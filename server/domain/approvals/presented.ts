@@ -1,6 +1,7 @@
 import type { Prisma, Tx } from "@/server/db";
 import type { WriteBackKind } from "@/server/db/generated/enums";
 import { type StoredAdmission, stackSpecOf } from "../runs/admit-attempt";
+import type { PushProtection } from "./push-protection";
 import type { LabelChange } from "./schemas";
 
 // What the approver sees, frozen when the request is made: the assembled prompt, context labels,
@@ -45,6 +46,8 @@ export async function buildPresented(
     labels?: LabelChange | null;
     reason: string;
     exception: string | null;
+    /** A patch with secrets: what was found, and that its push is refused until an admin overrides. */
+    pushProtection?: PushProtection | null;
   },
 ) {
   const { run } = opts;
@@ -80,6 +83,7 @@ export async function buildPresented(
     labels: opts.labels ?? null,
     reason: opts.reason,
     exception: opts.exception,
+    pushProtection: opts.pushProtection ?? null,
   };
 }
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db, Prisma } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { zWriteBackKind } from "../events/catalogue";
+import { overrideOf, pushProtectionOf } from "./push-protection";
 
 // Read models for /approvals: the queue (pending first, oldest first) with counts, and one
 // request with everything its review screen shows.
@@ -81,7 +82,7 @@ export async function getApprovalDetail(opts: { db: Db; approvalId: string }) {
     where: { id: opts.approvalId },
     include: {
       decidedBy: { select: { name: true, email: true } },
-      artifact: { select: { id: true, name: true, kind: true, digest: true, sizeBytes: true, content: true, mediaType: true } },
+      artifact: { select: { id: true, name: true, kind: true, digest: true, sizeBytes: true, content: true, mediaType: true, secretFindings: true } },
       writeBack: true,
       run: {
         select: {
@@ -102,5 +103,8 @@ export async function getApprovalDetail(opts: { db: Db; approvalId: string }) {
   const maxPatch = 1024 * 1024;
   const artifact = a.artifact ? { ...a.artifact, content: a.artifact.content?.slice(0, maxPatch) ?? null, truncated: (a.artifact.content?.length ?? 0) > maxPatch } : null;
   const exceptionApplies = a.run.repository.writeBackExceptions.includes(a.action);
-  return { ...a, artifact, exceptionApplies };
+  // Push protection as it stands now: what was found, and whether (by whom, why) it was overridden.
+  const protection = a.artifact ? pushProtectionOf(a.artifact) : null;
+  const pushProtection = protection ? { ...protection, override: overrideOf(a.pushProtectionOverride) } : null;
+  return { ...a, artifact, exceptionApplies, pushProtection };
 }

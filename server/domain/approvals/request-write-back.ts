@@ -10,6 +10,7 @@ import { factsFrom, PolicyFactError } from "../policy/facts";
 import { stackSpecOf } from "../runs/admit-attempt";
 import { enqueue } from "@/server/queue/enqueue";
 import { buildPresented, type WriteBackTargetInput } from "./presented";
+import { pushProtectionOf } from "./push-protection";
 import { type LabelChange, zLabelChange } from "./schemas";
 
 // The one way a write-back is asked for. The change gate (decide(), policy change_gate) is asked
@@ -111,10 +112,12 @@ export function requestWriteBack(opts: RequestWriteBackOptions): Promise<Request
     });
     if (!run) throw new AppError("NOT_FOUND", "No such run.");
     const artifact = opts.artifactId
-      ? await tx.artifact.findFirst({ where: { id: opts.artifactId, runId: run.id }, select: { id: true, kind: true, name: true, digest: true, sizeBytes: true, attemptId: true } })
+      ? await tx.artifact.findFirst({ where: { id: opts.artifactId, runId: run.id }, select: { id: true, kind: true, name: true, digest: true, sizeBytes: true, attemptId: true, secretFindings: true } })
       : null;
     if (opts.artifactId && !artifact) throw new AppError("NOT_FOUND", "No such artifact on this run.");
-    const exempt = run.repository.writeBackExceptions.includes(opts.action);
+    // Push protection: a patch with secrets is never pushed without a person, exception or not.
+    const protectedPatch = artifact ? pushProtectionOf(artifact) : null;
+    const exempt = run.repository.writeBackExceptions.includes(opts.action) && !protectedPatch;
 
     let required = true;
     let policyDecisionId: string | null = null;
@@ -147,7 +150,8 @@ export function requestWriteBack(opts: RequestWriteBackOptions): Promise<Request
     const requestedEvent = { type: "write_back_requested" as const, payload: { action: opts.action, target: opts.target, ...(artifact ? { artifactDigest: artifact.digest } : {}) } };
     const labelsField = labels ? { labels } : {};
 
-    if (!required && policyDecisionId) {
+    if (protectedPatch) reason = `${reason} ${protectedPatch.note}`;
+    if (!required && policyDecisionId && !protectedPatch) {
       const wb = await createPendingWriteBack(tx, {
         run,
         kind: opts.action,
@@ -169,7 +173,7 @@ export function requestWriteBack(opts: RequestWriteBackOptions): Promise<Request
       return { kind: "direct", writeBackId: wb.id, policyDecisionId, reason };
     }
 
-    const presented = await buildPresented(tx, { run, action: opts.action, target: opts.target, artifact: artifact && { id: artifact.id, kind: artifact.kind, name: artifact.name, digest: artifact.digest, sizeBytes: artifact.sizeBytes }, message: opts.message ?? null, labels, reason, exception: null });
+    const presented = await buildPresented(tx, { run, action: opts.action, target: opts.target, artifact: artifact && { id: artifact.id, kind: artifact.kind, name: artifact.name, digest: artifact.digest, sizeBytes: artifact.sizeBytes }, message: opts.message ?? null, labels, reason, exception: null, pushProtection: protectedPatch });
     const expiresAt = new Date(now.getTime() + (opts.ttlMs ?? defaultApprovalTtlMs));
     const approval = await tx.approvalRequest.create({
       data: {

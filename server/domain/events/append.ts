@@ -1,6 +1,7 @@
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { validateRunEvent, type RunEventInput } from "./catalogue";
+import { boundJson } from "@/server/lib/text-boundary";
+import { eventPayloadLimits, validateRunEvent, type RunEventInput } from "./catalogue";
 
 /** The channel every web process LISTENs on for new run events. */
 export const RUN_EVENTS_CHANNEL = "airlock_run_events";
@@ -21,7 +22,8 @@ export async function appendRunEvents(opts: {
   attemptId?: string | null;
 }): Promise<AppendResult> {
   const { runId, attemptId = null } = opts;
-  const events = opts.events.map((e) => validateRunEvent(e));
+  // The text boundary first: NUL, lone surrogates, hostile depth and size never reach the insert.
+  const events = opts.events.map((e) => validateRunEvent({ type: e.type, payload: boundJson(e.payload, eventPayloadLimits).value }));
   if (events.length === 0) throw new AppError("BAD_REQUEST", "No events to append.");
   const n = events.length;
   const rows = JSON.stringify(events.map((e) => ({ type: e.type, payload: e.payload })));

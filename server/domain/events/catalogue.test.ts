@@ -130,7 +130,7 @@ describe("event catalogue", () => {
   it("bounds text: truncateText cuts with a marker that still validates", () => {
     expect(truncateText("short")).toBe("short");
     const long = truncateText("y".repeat(70_000));
-    expect(long).toMatch(/\n… \[truncated 4464 characters\]$/);
+    expect(long).toMatch(/…\[cut: 4\.5 kB\]$/);
     expect(safeValidateRunEvent({ type: "log", payload: { stream: "stdout", text: long } }).ok).toBe(true);
     expect(safeValidateRunEvent({ type: "log", payload: { stream: "stdout", text: "y".repeat(70_000) } }).ok).toBe(false);
   });

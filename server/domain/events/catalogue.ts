@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AppError } from "@/server/errors";
+import { boundText, type JsonLimits } from "@/server/lib/text-boundary";
 
 // The RunEvent catalogue: one zod payload schema per event type. A RunEvent row
 // stores `type` and `payload`; everything that appends one (services, adapters,
@@ -7,6 +8,12 @@ import { AppError } from "@/server/errors";
 
 /** Longest text kept in one event; longer text is cut with a marker (see truncateText). */
 export const maxEventTextChars = 64 * 1024;
+
+/**
+ * The text boundary for one event's payload (see server/lib/text-boundary.ts): a tool call's
+ * input, the deepest and largest part of any event, stays within these with visible markers.
+ */
+export const eventPayloadLimits: Partial<JsonLimits> = { maxDepth: 32, maxStringChars: maxEventTextChars, maxTotalChars: 256 * 1024, maxKeyChars: 200 };
 
 const zId = z.string().min(1).max(200);
 const zText = z.string().max(maxEventTextChars + 100);
@@ -320,8 +327,10 @@ export function validateRunEvent(input: unknown): RunEventInput {
   });
 }
 
-/** Cuts text to `max` characters with a visible marker, so an event stays bounded. */
+/**
+ * Cuts text to `max` characters with the text boundary's visible marker (`…[cut: 2.1 MB]`), and
+ * cleans what PostgreSQL cannot store, so an event stays bounded and storable.
+ */
 export function truncateText(text: string, max = maxEventTextChars): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}\n… [truncated ${text.length - max} characters]`;
+  return boundText(text, max);
 }

@@ -3,6 +3,7 @@ import { transaction } from "@/server/db";
 import type { RunStatus } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
 import { recordAudit, type AuditActor } from "../audit";
+import { cleanText } from "@/server/lib/text-boundary";
 import { redactText } from "../context/redaction/redact";
 import { appendRunEvents } from "../events/append";
 import { loadKnownSecrets } from "../ingest/known-secrets";
@@ -25,7 +26,7 @@ export async function attachContext(opts: { db: Db; actor: AuditActor; runId: st
   const secrets = await loadKnownSecrets(opts.db);
   let redactions = 0;
   const clean = (text: string) => {
-    const out = redactText(text, { secrets });
+    const out = redactText(cleanText(text), { secrets });
     redactions += out.report.entries.reduce((sum, e) => sum + e.count, 0);
     return out.text;
   };

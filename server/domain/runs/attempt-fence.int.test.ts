@@ -53,6 +53,7 @@ describe("attempt fencing and the reaper", () => {
         db: db(),
         fence,
         artifact: { kind: "patch", name: "x.patch", mediaType: "text/x-diff", digest: `sha256:${"1".repeat(64)}`, sizeBytes: 1, content: "x", location: null, retainUntil: null },
+        secrets: [],
       }),
       // The fence is checked before the run is read, so no run details are needed here.
       finishAttempt({ db: db(), fence, run: {} as never, end: { status: "succeeded", reason: "done" }, artifacts: [], approvalTtlMs: 1000 }),

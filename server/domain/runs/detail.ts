@@ -1,5 +1,6 @@
 import type { Db, Prisma, RepoRole } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { findingsOf } from "./artifact-content";
 import { runControls } from "./controls";
 import { isTerminalRun } from "./lifecycle";
 import { admissionView, contextView, stackView } from "./view-model";
@@ -83,13 +84,15 @@ function cutUtf8(text: string, bytes: number): string {
 export async function getRunArtifact(opts: { db: Db; runId: string; artifactId: string; maxBytes?: number }) {
   const maxBytes = opts.maxBytes ?? maxArtifactBytes;
   const [row] = await opts.db.$queryRaw<
-    { id: string; kind: string; name: string; mediaType: string; digest: string; sizeBytes: number; location: string | null; createdAt: Date; head: string | null; length: number | null }[]
+    { id: string; kind: string; name: string; mediaType: string; digest: string; sizeBytes: number; location: string | null; createdAt: Date; secretFindings: Prisma.JsonValue; head: string | null; length: number | null }[]
   >`
-    SELECT "id", "kind", "name", "mediaType", "digest", "sizeBytes", "location", "createdAt",
+    SELECT "id", "kind", "name", "mediaType", "digest", "sizeBytes", "location", "createdAt", "secretFindings",
            left("content", ${maxBytes}::int) AS "head", char_length("content") AS "length"
     FROM "Artifact" WHERE "id" = ${opts.artifactId} AND "runId" = ${opts.runId}`;
   if (!row) throw new AppError("NOT_FOUND", "No such artifact on this run.");
-  const { head, length, ...meta } = row;
+  const { head, length, secretFindings, ...meta } = row;
+  // What redaction masked in it (a patch's original bytes are withheld: see artifact-content.ts).
+  const masked = findingsOf(secretFindings);
   let content = head;
   let truncated = head !== null && length !== null && length > head.length;
   if (content !== null) {
@@ -102,5 +105,5 @@ export async function getRunArtifact(opts: { db: Db; runId: string; artifactId: 
       truncated = true;
     }
   }
-  return { ...meta, kind: meta.kind as Prisma.ArtifactGetPayload<object>["kind"], content, truncated };
+  return { ...meta, kind: meta.kind as Prisma.ArtifactGetPayload<object>["kind"], content, truncated, masked };
 }

@@ -4,6 +4,8 @@ import { appendRunEvents } from "../events/append";
 import { markPassLeftEdits } from "../fixloop/observe";
 import { afterRunEnded } from "../fixloop/spawn";
 import type { RunEventInput } from "../events/catalogue";
+import type { KnownSecret } from "../context/redaction/redact";
+import { describeFindings, protectArtifact } from "./artifact-content";
 import { type AttemptFence, withFence } from "./attempt-fence";
 import { attemptStatusEvent, retryOrEnd, runStatusEvent } from "./attempts";
 import type { RunForExecution } from "./claim-attempt";
@@ -27,9 +29,12 @@ export type ArtifactToStore = {
 
 export type StoredArtifact = { id: string; kind: ArtifactKind; name: string; digest: string; sizeBytes: number };
 
-/** One Artifact row and its artifact_produced event, in one fenced transaction. */
-export function storeAttemptArtifact(opts: { db: Db; fence: AttemptFence; artifact: ArtifactToStore; now?: Date }): Promise<StoredArtifact> {
-  const { artifact } = opts;
+/**
+ * One Artifact row and its artifact_produced event, in one fenced transaction. The content is
+ * redacted first (token shapes, `secrets`): see artifact-content.ts for what that means for a patch.
+ */
+export function storeAttemptArtifact(opts: { db: Db; fence: AttemptFence; artifact: ArtifactToStore; secrets: readonly KnownSecret[]; now?: Date }): Promise<StoredArtifact> {
+  const artifact = protectArtifact(opts.artifact, opts.secrets);
   const now = opts.now ?? new Date();
   return withFence(opts.db, "storeAttemptArtifact", opts.fence, async (tx) => {
     const row = await tx.artifact.create({
@@ -43,6 +48,8 @@ export function storeAttemptArtifact(opts: { db: Db; fence: AttemptFence; artifa
         mediaType: artifact.mediaType,
         digest: artifact.digest,
         sizeBytes: artifact.sizeBytes,
+        secretFindings: artifact.secretFindings ?? undefined,
+        withheldContent: artifact.withheldContent,
         retainUntil: artifact.retainUntil,
         createdAt: now,
       },
@@ -57,6 +64,19 @@ export function storeAttemptArtifact(opts: { db: Db; fence: AttemptFence; artifa
           type: "artifact_produced",
           payload: { artifactId: row.id, kind: row.kind, name: row.name, digest: row.digest, sizeBytes: row.sizeBytes, mediaType: artifact.mediaType },
         },
+        ...(artifact.secretFindings
+          ? [
+              {
+                type: "log" as const,
+                payload: {
+                  stream: "system" as const,
+                  text: artifact.withheldContent
+                    ? `Push protection: the patch ${row.name} contains secrets (${describeFindings(artifact.secretFindings)}). It is shown redacted; its push is refused unless an admin overrides with a reason.`
+                    : `Masked in ${row.name}: ${describeFindings(artifact.secretFindings)}.`,
+                },
+              },
+            ]
+          : []),
       ],
     });
     return row;

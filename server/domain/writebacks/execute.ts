@@ -5,6 +5,7 @@ import { type Forge, ForgeError, type ForgeWriteBackRequest, type ForgeWriteBack
 import { enqueue } from "@/server/queue/enqueue";
 import { type AuditActor, recordAudit } from "../audit";
 import { zLabelChange } from "../approvals/schemas";
+import { patchToPush } from "../approvals/push-protection";
 import { settleRun } from "../approvals/settle-run";
 import { askForReviewAgainAfterPush } from "../fixloop/review-again";
 import { appendRunEvents } from "../events/append";
@@ -71,39 +72,46 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
   const wb = await loadWriteBack(opts.db, opts);
   if (!wb) throw new AppError("NOT_FOUND", "No write-back for this approval.", { reason: "no_write_back" });
   if (wb.outcome !== "pending") return { writeBackId: wb.id, outcome: "already_recorded", externalRef: wb.externalRef, reconciled: false };
-  // The artifact is found by the digest the approval bound, so a changed artifact is never pushed.
-  const artifact = wb.artifactDigest ? await opts.db.artifact.findFirst({ where: { runId: wb.runId, digest: wb.artifactDigest }, select: { content: true } }) : null;
-  const req = requestOf(wb, artifact?.content ?? undefined);
+  // The artifact is found by the digest the approval bound, so a changed artifact is never pushed;
+  // a patch with secrets is pushed only after an admin's override (push-protection.ts).
+  const artifact = wb.artifactDigest
+    ? await opts.db.artifact.findFirst({ where: { runId: wb.runId, digest: wb.artifactDigest }, select: { kind: true, content: true, digest: true, secretFindings: true, withheldContent: true } })
+    : null;
+  const override = artifact && wb.approvalId ? (await opts.db.approvalRequest.findUnique({ where: { id: wb.approvalId }, select: { pushProtectionOverride: true } }))?.pushProtectionOverride : null;
+  const push = artifact ? patchToPush(artifact, override) : ({ ok: true, patch: undefined } as const);
+  const req = requestOf(wb, push.ok ? push.patch : undefined);
   let result: ForgeWriteBackResult | null = null;
-  let failure: string | null = null;
+  let failure: string | null = push.ok ? null : push.reason;
   let reconciled = false;
   let prLabels: { prNumber: number; labels: string[] } | null = null;
-  try {
-    const forge = opts.forgeFor(wb.run.repository);
-    if (wb.kind === "set_labels") {
-      const done = await setLabels(forge, wb, req);
-      prLabels = { prNumber: done.prNumber, labels: done.labels };
-      result = done.result;
-      await opts.afterForgeCall?.(result);
-    } else {
-      result = await forge.findWriteBack(req);
-      reconciled = result !== null;
-    }
-    if (!result) {
-      try {
-        result = await forge.executeWriteBack(req);
-      } catch (err) {
-        if (!(err instanceof ForgeError)) throw err;
-        // A racing execution of the same write-back may have moved the branch: look once more.
-        result = err.reason === "head_moved" ? await forge.findWriteBack(req) : null;
+  if (push.ok) {
+    try {
+      const forge = opts.forgeFor(wb.run.repository);
+      if (wb.kind === "set_labels") {
+        const done = await setLabels(forge, wb, req);
+        prLabels = { prNumber: done.prNumber, labels: done.labels };
+        result = done.result;
+        await opts.afterForgeCall?.(result);
+      } else {
+        result = await forge.findWriteBack(req);
         reconciled = result !== null;
-        if (!result) throw err;
       }
-      await opts.afterForgeCall?.(result);
+      if (!result) {
+        try {
+          result = await forge.executeWriteBack(req);
+        } catch (err) {
+          if (!(err instanceof ForgeError)) throw err;
+          // A racing execution of the same write-back may have moved the branch: look once more.
+          result = err.reason === "head_moved" ? await forge.findWriteBack(req) : null;
+          reconciled = result !== null;
+          if (!result) throw err;
+        }
+        await opts.afterForgeCall?.(result);
+      }
+    } catch (err) {
+      if (!(err instanceof ForgeError)) throw err;
+      failure = err.message;
     }
-  } catch (err) {
-    if (!(err instanceof ForgeError)) throw err;
-    failure = err.message;
   }
   const outcome = result ? "succeeded" : "failed";
   const completedAt = now();

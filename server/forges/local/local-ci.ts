@@ -7,6 +7,7 @@ import type { Db } from "@/server/db";
 import type { CheckConclusion } from "@/server/db/generated/enums";
 import { buildLogExcerpt } from "@/server/domain/context/log-excerpt";
 import { redactText } from "@/server/domain/context/redaction/redact";
+import { cleanText } from "@/server/lib/text-boundary";
 import type { FailedCheckEvent } from "@/server/domain/ingest/ci-event";
 import { ingestCiEvent } from "@/server/domain/ingest/delivery/ingest-ci-event";
 import { failureSignature } from "@/server/domain/ingest/failure/failure-signature";
@@ -159,7 +160,8 @@ export async function runLocalCheck(opts: LocalCheckOptions): Promise<LocalCheck
   const conclusion: CheckConclusion = run.timedOut ? "timed_out" : run.exitCode === 0 ? "success" : "failure";
   const header = `$ ${repo.checkCommand}\n`;
   const footer = run.timedOut ? `\nLocal CI: stopped after ${opts.timeoutMs} ms` : `\nLocal CI: exit code ${run.exitCode ?? "none"}`;
-  const log = redactText(`${header}${run.log}${footer}`).text;
+  // The text boundary first: a check's output may hold NUL bytes or broken UTF-8 like any process's.
+  const log = redactText(cleanText(`${header}${run.log}${footer}`)).text;
   const signature = conclusion === "success" ? null : failureSignature(log, { jobName: LOCAL_CI_JOB });
   const excerpt = buildLogExcerpt(log, { focusLine: signature?.firstErrorLine ?? undefined });
   await opts.db.job.update({

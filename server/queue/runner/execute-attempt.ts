@@ -2,8 +2,11 @@ import { lstat, readFile } from "node:fs/promises";
 import { resolve, sep } from "node:path";
 import type { Db } from "@/server/db";
 import { AgentStartError, type AgentSession, type CollectedArtifact } from "@/server/agents/types";
-import { redactDeep } from "@/server/domain/context/redaction/redact";
-import type { AgentEvent, RunEventInput } from "@/server/domain/events/catalogue";
+import { redactText, SECRETLINT_PRESET } from "@/server/domain/context/redaction/redact";
+import { TranscriptRedactor } from "@/server/domain/context/redaction/transcript";
+import { knownSecretsFor } from "@/server/domain/ingest/known-secrets";
+import { describeFindings } from "@/server/domain/runs/artifact-content";
+import type { RunEventInput } from "@/server/domain/events/catalogue";
 import { appendRunEvents } from "@/server/domain/events/append";
 import { stackSpecOf } from "@/server/domain/runs/admit-attempt";
 import { appendAttemptEvents, isFencedError } from "@/server/domain/runs/attempt-fence";
@@ -13,6 +16,7 @@ import { finishAttempt, recordAttemptCost, storeAttemptArtifact, type StoredArti
 import { createWorkspace, keepWorkspace, removeWorkspace, type Workspace, workspacePaths } from "@/server/domain/workspaces/workspaces";
 import { guessArtifactKind, guessMediaType } from "@/server/agents/artifacts";
 import { contentDigest } from "@/server/lib/digest";
+import { boundText } from "@/server/lib/text-boundary";
 import { buildAdapter, grantedEnvironment, type KubeLauncher } from "./adapters";
 import type { AttemptRegistry, StopRequest } from "./attempt-registry";
 import { EventBatcher } from "./event-batcher";
@@ -54,6 +58,18 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
     stop ??= request;
     abort.abort(request.reason);
   };
+  // A transcript or artifact write that failed for good (after the batcher's retries): the
+  // attempt cannot end well, whatever the agent says, so it is stopped and ends failed with this.
+  let writeLoss: string | null = null;
+  let session: AgentSession | undefined;
+  const onWriteLoss = (what: string, reason: string) => {
+    const loss = `${what} could not be stored: ${reason}`;
+    log(`${tag}: ${loss}`);
+    if (writeLoss === null) {
+      writeLoss = loss;
+      session?.cancel(`${loss}; the attempt fails`);
+    }
+  };
   const onWriteError = (err: unknown) => {
     if (isFencedError(err)) {
       fenced = true;
@@ -69,7 +85,6 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
 
   let workspace: Workspace | null = null;
   let artifactsDir: string | null = null;
-  let session: AgentSession | undefined;
   let exited = false;
   try {
     const stack = stackSpecOf(run.stackSnapshot);
@@ -118,10 +133,18 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
     await markAttemptRunning({ db, fence, sessionId, workspacePath: workspace?.dir ?? null });
 
     const stored = new Map<string, StoredArtifact>();
+    // Every run is redacted, granted secrets or not: fork and untrusted runs are the likeliest to
+    // print a token. Token shapes always; granted values and Airlock's own credentials by value.
+    const secrets = [...knownSecrets, ...knownSecretsFor([])];
+    // A database error can quote what it refused: the line saying so is redacted like the rest.
+    const why = (err: unknown) => redactText(oneLine(err), { secrets }).text;
     const batcher = new EventBatcher<RunEventInput>({
       flushMs: settings.eventBatchMs,
       maxBatch: 500,
-      onError: onWriteError,
+      isFatal: isFencedError,
+      // The gap shows where it is: a line saying what could not be stored, in the event's place.
+      placeholder: (event, err) => ({ type: "log", payload: { stream: "system", text: `An agent event (${event.type}) could not be stored: ${why(err)}` } }),
+      onError: (err, failure) => (failure.fatal ? onWriteError(err) : onWriteLoss(`${failure.lost} transcript event${failure.lost === 1 ? "" : "s"}`, why(err))),
       write: (events) => {
         const cost = events.findLast((e) => e.type === "cost");
         return appendAttemptEvents({
@@ -132,40 +155,54 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
         }).then(() => undefined);
       },
     });
-    const storeArtifact = async (name: string) => {
+    const storeArtifact = (name: string) =>
+      storeArtifactFile(name).catch((err: unknown) => (isFencedError(err) ? onWriteError(err) : onWriteLoss(`the artifact ${redactText(name, { secrets }).text}`, why(err))));
+    // The file digests already stored, by name (a redacted diagnosis is stored under another digest).
+    const storedFiles = new Map<string, string>();
+    const storeArtifactFile = async (name: string) => {
       const dir = workspace?.artifactsDir ?? artifactsDir;
       if (!dir || fenced) return;
       const artifact = await readArtifact(dir, name);
-      if (!artifact || stored.get(name)?.digest === artifact.digest) return;
+      if (!artifact || storedFiles.get(name) === artifact.digest) return;
       await batcher.flush();
-      const row = await storeAttemptArtifact({ db, fence, artifact: { ...artifact, retainUntil: new Date(Date.now() + artifactRetentionMs) } });
+      const row = await storeAttemptArtifact({ db, fence, secrets, artifact: { ...artifact, retainUntil: new Date(Date.now() + artifactRetentionMs) } });
+      storedFiles.set(name, artifact.digest);
       stored.set(name, row);
     };
 
     // Backstop: an adapter enforces the wall clock itself; if it does not end, stop waiting.
     const backstop = setTimeout(() => live.cancel("wall-clock backstop"), wallClockMs + 60_000);
-    const secrets = knownSecrets;
+    const redactor = new TranscriptRedactor(secrets);
     for await (const event of live.events) {
-      const clean = secrets.length > 0 ? redactDeep(event, { secrets }).value : event;
-      if (clean.type === "artifact_produced") await storeArtifact(clean.payload.name).catch(onWriteError);
-      else batcher.push(clean as AgentEvent);
+      if (event.type === "artifact_produced") await storeArtifact(event.payload.name);
+      else batcher.push(redactor.redact(event));
     }
+    const masked = redactor.masked;
     const exit = await live.exit;
     exited = true;
     clearTimeout(backstop);
+    // The run says what was masked in the agent's output, by rule and count, never a value.
+    if (masked) {
+      batcher.push({
+        type: "log",
+        payload: { stream: "system", text: `Masked in the agent's output: ${describeFindings(masked.entries)} (Airlock's rules and ${SECRETLINT_PRESET.id} ${SECRETLINT_PRESET.version}).` },
+      });
+    }
     await batcher.flush();
-    for (const a of exit.artifacts as CollectedArtifact[]) await storeArtifact(a.name).catch(onWriteError);
+    for (const a of exit.artifacts as CollectedArtifact[]) await storeArtifact(a.name);
 
     if (fenced) return await ended("fenced");
     if (stop?.kind === "shutdown") {
       await releaseAttempt({ db, fence, reason: `the worker shut down (${stop.reason}); the attempt will be retried` }).catch(onWriteError);
       return await ended("released");
     }
+    // A run never reaches approval (or success) with a gap in its transcript or a lost artifact.
+    const end = writeLoss !== null ? { status: "failed" as const, reason: `${writeLoss} (${batcher.lost} event${batcher.lost === 1 ? "" : "s"} lost in all)` } : { status: exit.status, reason: exit.reason };
     const result = await finishAttempt({
       db,
       fence,
       run,
-      end: { status: exit.status, reason: exit.reason },
+      end,
       artifacts: [...stored.values()],
       approvalTtlMs: settings.approvalTtlMs,
     }).catch((err: unknown) => {
@@ -174,8 +211,8 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
       return null;
     });
     if (!result) return await ended(stop?.kind === "cancel" ? "cancelled" : "fenced");
-    log(`${tag}: ${exit.status} (${exit.reason}); run is ${result.runStatus}`);
-    return await ended("finished", exit.status === "succeeded");
+    log(`${tag}: ${end.status} (${end.reason}); run is ${result.runStatus}`);
+    return await ended("finished", end.status === "succeeded");
   } catch (err) {
     if (err instanceof AgentStartError) {
       log(`${tag}: could not start: ${err.message}`);
@@ -214,6 +251,9 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
     return outcome;
   }
 }
+
+/** A database error as one bounded line (Prisma's messages span lines and quote the query). */
+const oneLine = (err: unknown) => boundText(String((err as Error)?.message ?? err).replace(/\s+/g, " ").trim(), 500);
 
 /** Reads an artifact the agent left, refusing anything outside the folder or not a regular file. */
 async function readArtifact(artifactsDir: string, name: string) {

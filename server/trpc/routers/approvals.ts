@@ -2,6 +2,7 @@ import { z } from "zod";
 import { resolve } from "node:path";
 import { visibleRepositoryIds } from "@/server/auth/roles";
 import { approveWriteBack, type BranchHead, rejectWriteBack } from "@/server/domain/approvals/decide-approval";
+import { overridePushProtection } from "@/server/domain/approvals/push-protection";
 import { approvalRepository, countApprovals, getApprovalDetail, listApprovals, zApprovalListInput } from "@/server/domain/approvals/queue";
 import { retryWriteBack } from "@/server/domain/writebacks/execute";
 import { env } from "@/server/env";
@@ -52,6 +53,14 @@ export const approvalsRouter = router({
     await requireRepositoryRole(ctx, await approvalRepository(ctx.db, input.approvalId), "maintainer");
     return rejectWriteBack({ db: ctx.db, actor: ctx.user, approvalId: input.approvalId, reason: input.reason, now: ctx.now() });
   }),
+
+  /** An admin lifts push protection for a patch with secrets, with a reason (audited, shown). */
+  overridePushProtection: protectedProcedure
+    .input(zApprovalId.extend({ reason: z.string().trim().min(1, "An override needs a reason").max(2000) }))
+    .mutation(async ({ ctx, input }) => {
+      await requireRepositoryRole(ctx, await approvalRepository(ctx.db, input.approvalId), ctx.user.isAdmin ? "viewer" : "admin");
+      return overridePushProtection({ db: ctx.db, actor: ctx.user, approvalId: input.approvalId, reason: input.reason, now: ctx.now() });
+    }),
 
   retryWriteBack: protectedProcedure.input(z.object({ writeBackId: z.string().min(1).max(100) })).mutation(async ({ ctx, input }) => {
     const wb = await ctx.db.writeBack.findUnique({ where: { id: input.writeBackId }, select: { run: { select: { repositoryId: true } } } });

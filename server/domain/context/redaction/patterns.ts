@@ -13,6 +13,13 @@ export type SecretKind =
   | "aws_secret_access_key"
   | "slack_token"
   | "slack_webhook"
+  | "anthropic_key"
+  | "openai_key"
+  | "gitlab_token"
+  | "npm_token"
+  | "google_api_key"
+  | "stripe_key"
+  | "token_shape"
   | "jwt"
   | "bearer_token"
   | "basic_auth"
@@ -25,8 +32,15 @@ export const KIND_REASONS: Record<SecretKind, string> = {
   github_token: "GitHub token (ghp_/gho_/ghu_/ghs_/ghr_/github_pat_)",
   aws_access_key_id: "AWS access key id (AKIA/ASIA...)",
   aws_secret_access_key: "AWS secret access key assigned to an aws_secret_access_key name",
-  slack_token: "Slack token (xox?-)",
+  slack_token: "Slack token (xox?-, xapp-)",
   slack_webhook: "Slack incoming webhook URL",
+  anthropic_key: "Anthropic API key (sk-ant-)",
+  openai_key: "OpenAI API key (sk-proj-/sk-svcacct-/sk-admin-)",
+  gitlab_token: "GitLab token (glpat-, gldt-, glrt-...)",
+  npm_token: "npm access token (npm_)",
+  google_api_key: "Google API key (AIza...)",
+  stripe_key: "Stripe secret or restricted key (sk_live_/rk_live_/sk_test_...)",
+  token_shape: "token shape found by a rule of secretlint's recommended preset (the rule is named)",
   jwt: "JSON Web Token",
   bearer_token: "Bearer token in an Authorization value",
   basic_auth: "Basic credentials in an Authorization value",
@@ -50,61 +64,50 @@ export function isPlaceholder(value: string): boolean {
 
 export type TokenPattern = {
   kind: SecretKind;
+  /** Global, with indices (`d`): the secret is group `secret` (default: the whole match). */
   pattern: RegExp;
-  /** Build the replacement; return null to leave the match alone. */
-  replace: (match: string, groups: string[]) => string | null;
+  secret?: number;
+  /** Leave the match alone when this says no (a placeholder instead of a value). */
+  accept?: (secret: string) => boolean;
 };
 
-const whole = (kind: SecretKind) => () => marker(kind);
+const notPlaceholder = (secret: string) => !isPlaceholder(secret);
 
+// Airlock's own rules, beside secretlint's preset (secretlint.ts): broader lengths for the shapes
+// the preset pins to one exact length, and shapes the preset does not cover (Stripe, Google API
+// keys, JWTs, Authorization values, URL credentials, AWS secrets by name).
 export const TOKEN_PATTERNS: readonly TokenPattern[] = [
-  {
-    kind: "github_token",
-    pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g,
-    replace: whole("github_token"),
-  },
-  {
-    kind: "aws_access_key_id",
-    pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
-    replace: whole("aws_access_key_id"),
-  },
+  { kind: "github_token", pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/dg },
+  { kind: "aws_access_key_id", pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}(?![A-Za-z0-9])/dg },
   {
     kind: "aws_secret_access_key",
     // The 40-character key only counts next to its name: a bare 40-character string could be a SHA.
     pattern:
-      /(?<![A-Za-z0-9_])((?:aws_?)?secret_?access_?key(?:_?id)?["']?[ \t]{0,5}[:=][ \t]{0,5}["']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
-    replace: (_m, [prefix = ""]) => `${prefix}${marker("aws_secret_access_key")}`,
+      /(?<![A-Za-z0-9_])((?:aws_?)?secret_?access_?key(?:_?id)?["']?[ \t]{0,5}[:=][ \t]{0,5}["']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/dgi,
+    secret: 2,
   },
-  {
-    kind: "slack_token",
-    pattern: /(?<![A-Za-z0-9_-])xox[abposr]-[A-Za-z0-9-]{10,}/g,
-    replace: whole("slack_token"),
-  },
-  {
-    kind: "slack_webhook",
-    pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows)\/[A-Za-z0-9/_-]{8,}/g,
-    replace: whole("slack_webhook"),
-  },
-  {
-    kind: "jwt",
-    pattern: /(?<![A-Za-z0-9_.-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
-    replace: whole("jwt"),
-  },
+  { kind: "slack_token", pattern: /(?<![A-Za-z0-9_-])(?:xox[a-z]|xapp)-[A-Za-z0-9-]{10,}/dg },
+  { kind: "slack_webhook", pattern: /https:\/\/hooks\.slack\.com\/(?:services|workflows)\/[A-Za-z0-9/_-]{8,}/dg },
+  { kind: "anthropic_key", pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/dg },
+  { kind: "openai_key", pattern: /(?<![A-Za-z0-9_-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}/dg },
+  { kind: "gitlab_token", pattern: /(?<![A-Za-z0-9_-])gl(?:pat|dt|rt|ptt|ft|imt|soat|oas|cbt|agent)-[A-Za-z0-9_-]{20,}/dg },
+  { kind: "npm_token", pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36,}(?![A-Za-z0-9])/dg },
+  { kind: "google_api_key", pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/dg },
+  { kind: "stripe_key", pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/dg },
+  { kind: "jwt", pattern: /(?<![A-Za-z0-9_.-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/dg },
   {
     kind: "bearer_token",
     // Capitalised as HTTP sends it: lower-case "bearer" is prose or a token_type value.
-    pattern: /(?<![A-Za-z])(Bearer|BEARER)([ \t]{1,10})([A-Za-z0-9._~+/-]{8,}=*)/g,
-    replace: (_m, [word = "", space = "", token = ""]) => (isPlaceholder(token) ? null : `${word}${space}${marker("bearer_token")}`),
+    pattern: /(?<![A-Za-z])(Bearer|BEARER)([ \t]{1,10})([A-Za-z0-9._~+/-]{8,}=*)/dg,
+    secret: 3,
+    accept: notPlaceholder,
   },
-  {
-    kind: "basic_auth",
-    pattern: /(?<![A-Za-z])(Basic|basic|BASIC)([ \t]{1,10})([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/g,
-    replace: (_m, [word = "", space = ""]) => `${word}${space}${marker("basic_auth")}`,
-  },
+  { kind: "basic_auth", pattern: /(?<![A-Za-z])(Basic|basic|BASIC)([ \t]{1,10})([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/dg, secret: 3 },
   {
     kind: "url_credentials",
-    pattern: /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,20}:\/\/[^\s:/@]{1,256}:)([^\s/@]{1,256})@/g,
-    replace: (_m, [prefix = "", password = ""]) => (isPlaceholder(password) ? null : `${prefix}${marker("url_credentials")}@`),
+    pattern: /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,20}:\/\/[^\s:/@]{1,256}:)([^\s/@]{1,256})@/dg,
+    secret: 2,
+    accept: notPlaceholder,
   },
 ];
 

@@ -1,6 +1,5 @@
 // PEM private key blocks, found by hand rather than by one regex: a BEGIN line without its END
 // would make a lazy `[\s\S]*?` scan to the end of the text once per BEGIN (quadratic).
-import { marker } from "./patterns";
 
 const BEGIN = /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/y;
 const END = /-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/y;
@@ -8,11 +7,10 @@ const END = /-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/y;
 // an optional runner timestamp prefix.
 const BODY_LINE = /^(?:\d{4}-\d\d-\d\dT[\d:.]+Z )?(?:[A-Za-z0-9+/=]{8,}|[A-Za-z-]{1,40}: [^\n]{0,200}|)\s*$/;
 
-export function redactPrivateKeys(text: string): { text: string; count: number } {
-  if (!text.includes("PRIVATE KEY")) return { text, count: 0 };
-  let out = "";
-  let copied = 0;
-  let count = 0;
+/** Where PEM private key blocks are: [start, end) of each, BEGIN line to END line. */
+export function privateKeyRanges(text: string): { start: number; end: number }[] {
+  if (!text.includes("PRIVATE KEY")) return [];
+  const ranges: { start: number; end: number }[] = [];
   // Position of the next END marker at or after `from`, cached: once we know there is no END
   // after some point, no later BEGIN can have one either.
   let nextEnd = -2;
@@ -31,7 +29,6 @@ export function redactPrivateKeys(text: string): { text: string; count: number }
     nextEnd = -1;
     return null;
   };
-
   let at = text.indexOf("-----BEGIN ");
   while (at !== -1) {
     BEGIN.lastIndex = at;
@@ -43,13 +40,10 @@ export function redactPrivateKeys(text: string): { text: string; count: number }
     const bodyStart = at + begin[0].length;
     const end = findEnd(bodyStart);
     const stop = end ? end.end : bodyEnd(text, bodyStart);
-    const block = text.slice(at, stop);
-    out += text.slice(copied, at) + marker("private_key") + "\n".repeat(countNewlines(block));
-    copied = stop;
-    count++;
+    ranges.push({ start: at, end: stop });
     at = text.indexOf("-----BEGIN ", stop);
   }
-  return count === 0 ? { text, count } : { text: out + text.slice(copied), count };
+  return ranges;
 }
 
 /** Without an END marker (a truncated log), the block runs while lines look like a PEM body. */
@@ -67,8 +61,16 @@ function bodyEnd(text: string, from: number): number {
   return stop;
 }
 
-function countNewlines(s: string): number {
-  let n = 0;
-  for (let i = s.indexOf("\n"); i !== -1; i = s.indexOf("\n", i + 1)) n++;
-  return n;
+/** Whether a line opens a PEM private key block that it does not close (a key printed line by line). */
+export function opensPrivateKey(text: string): boolean {
+  const ranges = privateKeyRanges(text);
+  const last = ranges[ranges.length - 1];
+  if (!last) return false;
+  return !/-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/.test(text.slice(last.start));
+}
+
+/** Inside an open block: is this line still part of it (a body line, a header, or its END)? */
+export function continuesPrivateKey(line: string): "body" | "end" | null {
+  if (/-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/.test(line)) return "end";
+  return line.trim() === "" || BODY_LINE.test(line) ? "body" : null;
 }

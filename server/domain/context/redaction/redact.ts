@@ -1,26 +1,22 @@
-// Redaction of secrets from logs and context bundles. Returns the redacted text and what was
-// redacted (kind, secret name for granted secrets, count, reason): never a value.
+// Redaction of secrets from logs, transcripts, artifacts and context bundles. Returns the
+// redacted text and what was redacted (kind, the granted secret's or the rule's name, count,
+// reason): never a value.
 //
 // Guarantees, each tested:
+// - a secret is found where a person would see it: on the stored text, on what a terminal shows
+//   of it (escape sequences and control characters gone) and on what rendered markdown shows
+//   (emphasis gone), each mapped back to the stored characters (visible.ts, hits.ts);
 // - linear time in the input (see patterns.ts for why each pattern is linear; literal secrets use
 //   indexOf; PEM blocks are scanned by hand);
 // - the number of lines never changes, so excerpt line numbers stay true;
 // - idempotent: redacting redacted text changes nothing and reports nothing.
-import {
-  ASSIGNMENT_NAME,
-  ASSIGNMENT_VALUE,
-  KIND_REASONS,
-  TOKEN_PATTERNS,
-  isPlaceholder,
-  isSecretName,
-  isSettingNumber,
-  marker,
-  type SecretKind,
-} from "./patterns";
-import { redactPrivateKeys } from "./private-keys";
+import { findHits, mergeHits, type PreparedSecret } from "./hits";
+import { KIND_REASONS, marker, type SecretKind } from "./patterns";
 import type { RedactionReport } from "./report";
 
-export type { RedactionReport } from "./report";
+export type { RedactionEntry, RedactionReport } from "./report";
+export { mayHaveSecretAssignment, mayHaveUrlCredentials } from "./hits";
+export { SECRETLINT_PRESET } from "./secretlint";
 
 export type KnownSecret = { name: string; value: string };
 export type RedactOptions = { secrets?: readonly KnownSecret[] };
@@ -30,33 +26,34 @@ export const MIN_SECRET_LENGTH = 4;
 
 export function redactText(text: string, options: RedactOptions = {}): { text: string; report: RedactionReport } {
   const tally = new Tally();
-  let out = text;
   const known = preparedSecrets(options.secrets ?? []);
   for (const warning of known.warnings) tally.warn(warning);
-  for (const secret of known.prepared) {
-    out = replaceLiteral(out, secret.variants, marker("known_secret", secret.label), (n) =>
-      tally.add("known_secret", n, secret.name),
-    );
+  const hits = mergeHits(findHits(text, known.prepared));
+  if (hits.length === 0) return { text, report: tally.report() };
+  const parts: string[] = [];
+  let copied = 0;
+  for (const h of hits) {
+    parts.push(text.slice(copied, h.start), marker(h.kind, h.kind === "known_secret" || h.kind === "token_shape" ? h.label : undefined));
+    // A multi-line secret keeps its line breaks, so line numbers do not move.
+    parts.push("\n".repeat(countNewlines(text, h.start, h.end)));
+    copied = h.end;
+    tally.add(h.kind, 1, h.kind === "known_secret" || h.kind === "token_shape" ? h.name : undefined);
   }
-  const keys = redactPrivateKeys(out);
-  out = keys.text;
-  tally.add("private_key", keys.count);
-  for (const { kind, pattern, replace } of TOKEN_PATTERNS) {
-    if (!quickCheck(kind, out)) continue;
-    out = out.replace(pattern, (match: string, ...rest: unknown[]) => {
-      // replace() passes the groups, then the offset and the whole input.
-      const groups = rest.slice(0, -2).map((g) => (typeof g === "string" ? g : ""));
-      const replaced = replace(match, groups);
-      if (replaced === null) return match;
-      tally.add(kind, 1);
-      return replaced;
-    });
-  }
-  out = redactAssignments(out, tally);
-  return { text: out, report: tally.report() };
+  parts.push(text.slice(copied));
+  return { text: parts.join(""), report: tally.report() };
 }
 
-/** Redact every string inside a JSON-like value (object keys are left as they are). */
+function countNewlines(s: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = s.indexOf("\n", from); i !== -1 && i < to; i = s.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+/**
+ * Redact every string inside a JSON-like value, object keys included (a granted value or a token
+ * used as a key is as visible as one used as a value). Two keys that redact to the same text are
+ * kept apart. Expects a value already through the text boundary (bounded depth).
+ */
 export function redactDeep<T>(value: T, options: RedactOptions = {}): { value: T; report: RedactionReport } {
   // Most values hold nothing to redact. One pass over all their strings joined by newlines finds
   // everything the per-string pass would (no pattern crosses a line break, and a string's start
@@ -69,15 +66,22 @@ export function redactDeep<T>(value: T, options: RedactOptions = {}): { value: T
     if (probe.report.entries.length === 0) return { value, report: probe.report };
   }
   const reports: RedactionReport[] = [];
+  const text = (s: string) => {
+    const r = redactText(s, options);
+    if (r.report.entries.length > 0 || r.report.warnings.length > 0) reports.push(r.report);
+    return r.text;
+  };
   const walk = (v: unknown): unknown => {
-    if (typeof v === "string") {
-      const r = redactText(v, options);
-      if (r.report.entries.length > 0 || r.report.warnings.length > 0) reports.push(r.report);
-      return r.text;
-    }
+    if (typeof v === "string") return text(v);
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
-      return Object.fromEntries(Object.entries(v).map(([k, inner]) => [k, walk(inner)]));
+      const out: Record<string, unknown> = {};
+      for (const [k, inner] of Object.entries(v)) {
+        let key = text(k);
+        while (Object.hasOwn(out, key)) key = `${key}′`;
+        Object.defineProperty(out, key, { value: walk(inner), enumerable: true, writable: true, configurable: true });
+      }
+      return out;
     }
     return v;
   };
@@ -88,7 +92,10 @@ function collectStrings(v: unknown, out: string[]): void {
   if (typeof v === "string") out.push(v);
   else if (Array.isArray(v)) for (const item of v) collectStrings(item, out);
   else if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
-    for (const inner of Object.values(v)) collectStrings(inner, out);
+    for (const [k, inner] of Object.entries(v)) {
+      out.push(k);
+      collectStrings(inner, out);
+    }
   }
 }
 
@@ -127,8 +134,6 @@ class Tally {
   }
 }
 
-type PreparedSecret = { name: string; label: string | undefined; variants: string[] };
-
 // Preparing variants costs more than searching for them in a short string, and redactDeep calls
 // redactText once per string with the same secrets array: preparation is cached per array, and
 // the cache is checked against the array's current contents, so a mutated array is re-prepared.
@@ -162,7 +167,10 @@ function knownSecrets(secrets: readonly KnownSecret[], warnings: string[]): Prep
     // The encodings a value is commonly echoed in: URL-encoded, JSON-escaped, Base64 (with and
     // without padding, as Basic credentials and Kubernetes secrets print it).
     const base64 = toBase64(core);
+    // And as rendered markdown shows it, should the value hold emphasis characters itself.
+    const rendered = core.replace(/[*~`]/g, "");
     const variants = new Set([core, encodeURIComponent(core), JSON.stringify(core).slice(1, -1), base64, base64.replace(/=+$/, "")]);
+    if (rendered.length >= MIN_SECRET_LENGTH) variants.add(rendered);
     prepared.push({
       name,
       // Secret names go into the marker only when they cannot break its syntax.
@@ -190,99 +198,7 @@ export function reportFromMarkers(text: string): RedactionReport {
   const tally = new Tally();
   for (const m of text.matchAll(MARKER)) {
     const kind = m[1] as SecretKind;
-    if (Object.hasOwn(KIND_REASONS, kind)) tally.add(kind, 1, kind === "known_secret" ? m[2] : undefined);
+    if (Object.hasOwn(KIND_REASONS, kind)) tally.add(kind, 1, kind === "known_secret" || kind === "token_shape" ? m[2] : undefined);
   }
   return tally.report();
-}
-
-function replaceLiteral(text: string, needles: readonly string[], replacement: string, count: (n: number) => void): string {
-  let out = text;
-  for (const needle of needles) {
-    if (!out.includes(needle)) continue;
-    const parts = out.split(needle);
-    count(parts.length - 1);
-    // A multi-line secret keeps its line breaks, so line numbers do not move.
-    const breaks = "\n".repeat(needle.split("\n").length - 1);
-    out = parts.join(replacement + breaks);
-  }
-  return out;
-}
-
-/** Skip a whole pass when its anchor text cannot occur (most log chunks have no tokens at all). */
-function quickCheck(kind: SecretKind, text: string): boolean {
-  switch (kind) {
-    case "github_token":
-      return text.includes("gh") || text.includes("github_pat_");
-    case "slack_token":
-      return text.includes("xox");
-    case "slack_webhook":
-      return text.includes("hooks.slack.com");
-    case "jwt":
-      return text.includes("eyJ");
-    case "url_credentials":
-      return mayHaveUrlCredentials(text);
-    default:
-      return true;
-  }
-}
-
-/**
- * Whether url_credentials could match: some "://" is followed, before any whitespace, "/" or
- * "@", by a ":" (after at least one character) and then an "@". Necessary for the pattern, and
- * a single indexOf scan where the pattern would try every word in the text.
- */
-export function mayHaveUrlCredentials(text: string): boolean {
-  for (let at = text.indexOf("://"); at !== -1; at = text.indexOf("://", at + 3)) {
-    let colon = false;
-    for (let i = at + 3; i < text.length && i < at + 3 + 514; i++) {
-      const c = text.charCodeAt(i);
-      if (c === 0x40 /* @ */) {
-        if (colon) return true;
-        break;
-      }
-      if (c === 0x2f /* / */ || c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0 || c > 0x7f) {
-        // Non-ASCII may be whitespace to the pattern's \s: stay conservative.
-        if (c > 0x7f && c !== 0xa0) continue;
-        break;
-      }
-      if (c === 0x3a /* : */ && i > at + 3) colon = true;
-    }
-  }
-  return false;
-}
-
-// A secret-ish assignment name ends (ignoring "-", "_" and "." anywhere in it, as isSecretName
-// does) with one of these words, right before the separator. Necessary for isSecretName, and
-// one linear pass that rejects most text, where the assignment pass visits every "word:".
-const SEP = "[-_.]*";
-const spaced = (word: string) => word.split("").join(SEP);
-const SECRET_NAME_END = new RegExp(
-  `(?:${["pass", "word", "wd", "phrase", "secret", "token", "key", "credential", "credentials", "auth"].map(spaced).join("|")})${SEP}["']?[ \t]{0,5}[:=]`,
-  "i",
-);
-
-export function mayHaveSecretAssignment(text: string): boolean {
-  return SECRET_NAME_END.test(text);
-}
-
-function redactAssignments(text: string, tally: Tally): string {
-  if (!mayHaveSecretAssignment(text)) return text;
-  const pattern = new RegExp(ASSIGNMENT_NAME.source, "g");
-  const valueAt = new RegExp(ASSIGNMENT_VALUE.source, "y");
-  let out = "";
-  let copied = 0;
-  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
-    const name = m[1] ?? "";
-    const valueStart = m.index + m[0].length;
-    // Inside a marker ("[REDACTED:known_secret:X]") the "name: value" shape is ours, not a secret.
-    if (!isSecretName(name) || text.startsWith("[REDACTED:", m.index - "[REDACTED:".length)) continue;
-    valueAt.lastIndex = valueStart;
-    const value = valueAt.exec(text)?.[0];
-    if (!value || isPlaceholder(value) || isSettingNumber(name, value) || value.includes("[REDACTED")) continue;
-    out += text.slice(copied, valueStart) + marker("secret_assignment");
-    copied = valueStart + value.length;
-    pattern.lastIndex = copied;
-    tally.add("secret_assignment", 1);
-  }
-  return copied === 0 ? text : out + text.slice(copied);
 }

@@ -6,7 +6,7 @@ export const SECRET_KINDS = Object.keys(KIND_REASONS) as [SecretKind, ...SecretK
 
 export const zRedactionEntry = z.object({
   kind: z.enum(SECRET_KINDS),
-  /** The grant's secret name, for known secrets only. */
+  /** The granted secret's name (known_secret), or the secretlint rule that found it (token_shape). */
   name: z.string().nullable(),
   count: z.number().int().positive(),
   reason: z.string(),
@@ -18,3 +18,4 @@ export const zRedactionReport = z.object({
   warnings: z.array(z.string()),
 });
 export type RedactionReport = z.infer<typeof zRedactionReport>;
+export type RedactionEntry = z.infer<typeof zRedactionEntry>;

@@ -5,6 +5,11 @@
 //   413  body over the limit (nothing read past it, nothing stored)
 //   400  missing headers, malformed JSON, or a handled event whose payload fails validation
 //        (the fields are named; the delivery is recorded as rejected)
+//   A signed payload PostgreSQL could not store as sent (a NUL or an unpaired surrogate in a
+//   string or key, nesting deeper than 64 levels) is stored bounded, never refused: the signature
+//   proves GitHub sent it, GitHub does not redeliver a 400 by itself, and the fields Airlock acts on
+//   sit near the top. What was replaced or cut carries a visible marker, and the delivery's detail
+//   says the payload was bounded.
 //   503  no webhook secret configured (fail closed)
 //   202  accepted (evaluation queued) or ignored (recorded, nothing to evaluate)
 //   200  duplicate: this delivery id was recorded before; nothing happens twice
@@ -14,7 +19,8 @@ import { loadKnownSecrets } from "../known-secrets";
 import { readBodyLimited } from "../read-body";
 import { verifySignature } from "../signature";
 import type { Sql } from "./sql";
-import { DELIVERY_ID, boundedDetail, recordDelivery, sanitizePayload, type DeliveryRecord, type RecordResult } from "./store";
+import { boundJson } from "@/server/lib/text-boundary";
+import { DELIVERY_ID, boundedDetail, deliveryPayloadLimits, recordDelivery, sanitizePayload, type DeliveryRecord, type RecordResult } from "./store";
 
 export type ReceiveGithubOptions = {
   /** The webhook route passes its pg pool; tests may pass prismaSql(db). */
@@ -50,7 +56,10 @@ export async function receiveGithubWebhook(opts: ReceiveGithubOptions): Promise<
 
   const parsed = parseBody(body.bytes, request.headers.get("content-type"));
   if (!parsed.ok) return json(400, { error: parsed.error });
-  const payload = parsed.value;
+  // The text boundary before anything walks the payload (mapping, redaction, the insert).
+  const bounded = boundJson(parsed.value, deliveryPayloadLimits);
+  const payload = bounded.value;
+  const boundNote = bounded.changed ? "payload stored bounded: NUL, unpaired surrogates or nesting past 64 levels replaced with markers" : null;
   const action = typeof (payload as { action?: unknown }).action === "string" ? (payload as { action: string }).action : null;
 
   const now = opts.now ?? new Date();
@@ -64,7 +73,7 @@ export async function receiveGithubWebhook(opts: ReceiveGithubOptions): Promise<
     mapped = fromGithub(eventName, payload);
   } catch (err) {
     if (!isAppError(err) || err.code !== "UNPROCESSABLE") throw err;
-    const detail = boundedDetail(sanitizePayload(err.message, secrets));
+    const detail = boundedDetail([sanitizePayload(err.message, secrets), boundNote].filter(Boolean).join("; "));
     await record({ ...base, payload: sanitizePayload(payload, secrets), outcome: "rejected", detail });
     return json(400, { error: err.message, issues: err.details?.issues ?? [] });
   }
@@ -76,7 +85,7 @@ export async function receiveGithubWebhook(opts: ReceiveGithubOptions): Promise<
     ...base,
     payload: sanitizePayload(payload, secrets),
     outcome: ignored ? "ignored" : "received",
-    detail: mapped.type === "ignored" && ignored ? boundedDetail(sanitizePayload(mapped.reason, secrets)) : null,
+    detail: mapped.type === "ignored" && ignored ? boundedDetail([sanitizePayload(mapped.reason, secrets), boundNote].filter(Boolean).join("; ")) : boundNote,
   });
   if (!result.recorded) return json(200, { status: "duplicate", deliveryId });
   if (ignored) return json(202, { status: "ignored", deliveryId, reason: mapped.type === "ignored" ? mapped.reason : "" });

@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { DeliveryOutcome, ForgeKind } from "@/server/db/generated/enums";
 import { redactDeep, type KnownSecret } from "@/server/domain/context/redaction/redact";
+import { boundJson, type JsonLimits } from "@/server/lib/text-boundary";
 import { jobs } from "@/server/queue/jobs";
 import type { Sql } from "./sql";
 
@@ -82,26 +83,18 @@ export async function recordDeliveries(sql: Sql, records: readonly DeliveryRecor
   return new Set(rows.map((r) => r.deliveryId));
 }
 
+/** The text boundary for a delivery's payload (its size is already bounded by WEBHOOK_MAX_BYTES). */
+export const deliveryPayloadLimits: Partial<JsonLimits> = { maxDepth: 64, maxTotalChars: 8 * 1024 * 1024, maxStringChars: 4 * 1024 * 1024 };
+
 /**
- * What is stored of a payload: every string redacted (token shapes and known secret values, so a
- * secret pasted into a PR body or echoed in a log never reaches the database) and NUL characters
- * replaced (PostgreSQL text and jsonb cannot hold them).
+ * What is stored of a payload: first the text boundary (NUL and unpaired surrogates replaced,
+ * nesting past 64 levels cut with a marker: PostgreSQL's jsonb could hold neither, and every
+ * recursive walk after this one can then not overflow), then every string and key redacted
+ * (token shapes and known secret values, so a secret pasted into a PR body or echoed in a log
+ * never reaches the database).
  */
 export function sanitizePayload<T>(payload: T, secrets: readonly KnownSecret[]): T {
-  return stripNul(redactDeep(payload, { secrets }).value);
-}
-
-function stripNul<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !JSON.stringify(value).includes("\\u0000")) return value;
-  const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return v.includes("\u0000") ? v.replaceAll("\u0000", "\uFFFD") : v;
-    if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === "object") {
-      return Object.fromEntries(Object.entries(v).map(([k, inner]) => [k.replaceAll("\u0000", "\uFFFD"), walk(inner)]));
-    }
-    return v;
-  };
-  return walk(value) as T;
+  return redactDeep(boundJson(payload, deliveryPayloadLimits).value, { secrets }).value;
 }
 
 /** One line for WebhookDelivery.detail; bounded so a long skip list cannot bloat the row. */
