@@ -42,7 +42,7 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
   const p = a.presented as unknown as Presented;
   const canDecide = a.viewerRole !== "viewer";
   const disabledReason =
-    a.status !== "pending" ? `This request is ${a.status}` : !canDecide ? `Deciding needs the maintainer role; you are ${a.viewerRole}` : a.viewerIsTriggeringActor && a.run.repository.twoPersonRule ? "You triggered this run; the two-person rule says someone else approves" : null;
+    a.status !== "pending" ? `This request is ${a.status}` : !canDecide ? `Deciding needs the maintainer role; you are ${a.viewerRole}` : null;
 
   return (
     <article className="space-y-5">
@@ -81,7 +81,12 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
         </dl>
         {a.status === "pending" && (
           <div className="mt-3">
-            <ApprovalActions approvalId={a.id} artifactDigest={a.artifactDigest} headSha={a.targetHeadSha} disabledReason={disabledReason} />
+            <ApprovalActions approvalId={a.id} artifactDigest={a.artifactDigest} headSha={a.targetHeadSha} disabledReason={disabledReason} approveRefusal={a.viewerTwoPersonRefusal} />
+            {a.viewerTwoPersonRefusal && (
+              <p className="mt-2 text-sm text-amber-700 dark:text-amber-300" data-testid="two-person-refusal">
+                {a.viewerTwoPersonRefusal}
+              </p>
+            )}
           </div>
         )}
       </section>
