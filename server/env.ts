@@ -51,6 +51,8 @@ const zEnv = z.object({
   AIRLOCK_SCRIPTED_SPEED: z.coerce.number().positive().max(10_000).default(1),
   /** Live streams (run pages, the runs list, the approvals queue) one account may hold open in a web process. */
   AIRLOCK_MAX_STREAMS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(64),
+  /** Largest tRPC request body accepted (413 past it, nothing read beyond it). */
+  AIRLOCK_TRPC_MAX_BYTES: z.coerce.number().int().min(16 * 1024).max(64 * 1024 * 1024).default(2 * 1024 * 1024),
   /** Pending approvals expire after this many hours. */
   AIRLOCK_APPROVAL_TTL_HOURS: z.coerce.number().positive().max(30 * 24).default(7 * 24),
   /** The worker prepares the demo repository (local forge + one local CI run) at start. */

@@ -1,11 +1,12 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
-import { z, ZodError } from "zod";
+import { z } from "zod";
 import type { RepoRole } from "@/server/db";
 import { getDb, type PrismaClient } from "@/server/db";
 import { repositoryRole, roleAtLeast, type SessionUser } from "@/server/auth/roles";
-import { fieldErrorsOf } from "@/server/domain/repositories/input";
 import { AppError, type AppErrorCode } from "@/server/errors";
+import { zId } from "@/server/lib/ids";
+import { formatError } from "./error-format";
 
 export type TRPCContext = {
   db: PrismaClient;
@@ -35,24 +36,7 @@ const trpcCode: Record<AppErrorCode, TRPCError["code"]> = {
 
 const t = initTRPC.context<TRPCContext>().create({
   transformer: superjson,
-  errorFormatter({ shape, error }) {
-    const cause = error.cause;
-    const internal = error.code === "INTERNAL_SERVER_ERROR" && !(cause instanceof AppError);
-    return {
-      ...shape,
-      // 5xx text can carry SQL or paths: never show it.
-      message: internal ? "Something went wrong on our side; it has been logged." : shape.message,
-      data: {
-        ...shape.data,
-        stack: undefined,
-        reason: cause instanceof AppError ? (cause.reason ?? null) : null,
-        details: cause instanceof AppError ? (cause.details ?? null) : null,
-        // zod failures become messages per dotted field path ("spec.mcpServers.2.target"), so a
-        // nested error lands on its own input, not on the top-level field.
-        fieldErrors: cause instanceof ZodError ? fieldErrorsOf(cause.issues) : null,
-      },
-    };
-  },
+  errorFormatter: formatError,
 });
 
 export const createCallerFactory = t.createCallerFactory;
@@ -102,8 +86,8 @@ export async function requireRepositoryRole(
   return role as RepoRole;
 }
 
-const zRepositoryInput = z.object({ repositoryId: z.string().min(1) });
-const zRunInput = z.object({ runId: z.string().min(1) });
+const zRepositoryInput = z.object({ repositoryId: zId });
+const zRunInput = z.object({ runId: zId });
 
 /**
  * A procedure for one repository: its input names `repositoryId`; the user's

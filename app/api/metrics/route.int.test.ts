@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 // loads it afresh with its own settings).
 async function routeWith(token: string | undefined) {
   vi.resetModules();
-  process.env.NODE_ENV = "production";
+  (process.env as Record<string, string>).NODE_ENV = "production";
   if (token) process.env.AIRLOCK_METRICS_TOKEN = token;
   else delete process.env.AIRLOCK_METRICS_TOKEN;
   return (await import("./route")).GET;

@@ -8,7 +8,7 @@ import { zWriteBackKind } from "../events/catalogue";
 
 export const zApprovalStatus = z.enum(["pending", "approved", "rejected", "expired", "executed", "failed"]);
 export const zApprovalListInput = z.object({
-  repositoryId: z.string().min(1).optional(),
+  repositoryId: z.string().min(1).max(100).optional(),
   action: zWriteBackKind.optional(),
   stack: z.string().min(1).max(200).optional(),
   status: zApprovalStatus.optional(),

@@ -45,7 +45,7 @@ export const policiesRouter = router({
         definition: zPolicyDefinition.optional(),
         version: zVersion.optional(),
         facts: zFacts,
-        property: z.string().min(1).optional(),
+        property: z.string().min(1).max(64).optional(),
       }),
     )
     .mutation(async ({ ctx, input }) => {

@@ -7,7 +7,7 @@ import { protectedProcedure, requireRepositoryRole, router, runProcedure } from 
 // repository's viewers; one made outside any run (e.g. from the policy page) by anyone signed in.
 
 const decisionProcedure = protectedProcedure
-  .input(z.object({ decisionId: z.string().min(1) }))
+  .input(z.object({ decisionId: z.string().min(1).max(100) }))
   .use(async ({ ctx, input, next }) => {
     const { repositoryId } = await decisionRepository({ db: ctx.db, decisionId: input.decisionId });
     if (repositoryId) await requireRepositoryRole(ctx, repositoryId, "viewer");

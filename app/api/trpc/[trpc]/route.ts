@@ -1,5 +1,7 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { userFromHeaders } from "@/server/auth/session";
+import { readBodyLimited } from "@/server/domain/ingest/read-body";
+import { env } from "@/server/env";
 import { checkSameOriginMutation } from "@/server/http/same-origin";
 import { appRouter } from "@/server/trpc/root";
 import { createTRPCContext } from "@/server/trpc/init";
@@ -7,16 +9,26 @@ import { createTRPCContext } from "@/server/trpc/init";
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
-function handler(req: Request) {
+/** Procedures one batched request may call (a page batches a handful). */
+const MAX_BATCH = 50;
+
+const refuse = (status: number, code: string, message: string) => Response.json({ error: { message, code } }, { status, headers: { "Cache-Control": "no-store" } });
+
+async function handler(req: Request) {
+  const path = new URL(req.url).pathname.replace(/^\/api\/trpc\/?/, "");
+  if (path.split(",").length > MAX_BATCH) return refuse(400, "BAD_REQUEST", `A batch may call at most ${MAX_BATCH} procedures.`);
+  let request = req;
   if (req.method === "POST") {
     const verdict = checkSameOriginMutation(req);
-    if (!verdict.ok) {
-      return Response.json({ error: { message: verdict.reason, code: "FORBIDDEN" } }, { status: 403 });
-    }
+    if (!verdict.ok) return refuse(403, "FORBIDDEN", verdict.reason);
+    // Never read a body past the limit: a mutation's input is bounded before it is parsed.
+    const body = await readBodyLimited(req, env.AIRLOCK_TRPC_MAX_BYTES);
+    if (!body.ok) return refuse(413, "PAYLOAD_TOO_LARGE", `The request body is larger than ${body.limit} bytes (AIRLOCK_TRPC_MAX_BYTES).`);
+    request = new Request(req.url, { method: "POST", headers: req.headers, body: body.bytes as BodyInit, signal: req.signal });
   }
   return fetchRequestHandler({
     endpoint: "/api/trpc",
-    req,
+    req: request,
     router: appRouter,
     createContext: async () => createTRPCContext({ user: await userFromHeaders(req.headers) }),
   });
