@@ -6,6 +6,7 @@ import { getDb, type PrismaClient } from "@/server/db";
 import { repositoryRole, roleAtLeast, type SessionUser } from "@/server/auth/roles";
 import { AppError, type AppErrorCode } from "@/server/errors";
 import { zId } from "@/server/lib/ids";
+import type { Limiter } from "@/server/http/rate-limit";
 import { formatError } from "./error-format";
 
 export type TRPCContext = {
@@ -13,11 +14,21 @@ export type TRPCContext = {
   user: SessionUser | null;
   /** Injected so tests control time. */
   now: () => Date;
+  /** The HTTP route's mutation limit (absent for in-process callers: server components, tests). */
+  mutationLimit?: Limiter;
+  /** The client's address as the web server saw it (the key of a signed-out caller's limit). */
+  clientIp?: string | null;
 };
 
 /** The context for a request; the route resolves the user from its cookies. */
-export function createTRPCContext(opts: { user: SessionUser | null; db?: PrismaClient; now?: () => Date }): TRPCContext {
-  return { db: opts.db ?? getDb(), user: opts.user, now: opts.now ?? (() => new Date()) };
+export function createTRPCContext(opts: {
+  user: SessionUser | null;
+  db?: PrismaClient;
+  now?: () => Date;
+  mutationLimit?: Limiter;
+  clientIp?: string | null;
+}): TRPCContext {
+  return { db: opts.db ?? getDb(), user: opts.user, now: opts.now ?? (() => new Date()), mutationLimit: opts.mutationLimit, clientIp: opts.clientIp ?? null };
 }
 
 const trpcCode: Record<AppErrorCode, TRPCError["code"]> = {
@@ -55,7 +66,21 @@ const translateErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(translateErrors);
+// Every mutation counts against its caller's limit (per account, or per address signed out).
+const limitMutations = t.middleware(async ({ ctx, type, next }) => {
+  if (type === "mutation" && ctx.mutationLimit) {
+    const verdict = await ctx.mutationLimit(ctx.user ? `user:${ctx.user.id}` : `ip:${ctx.clientIp ?? "unknown"}`);
+    if (!verdict.ok) {
+      throw new AppError("TOO_MANY_REQUESTS", `Too many changes in a minute; try again in ${verdict.retryAfterSeconds} s.`, {
+        reason: "rate_limited",
+        details: { retryAfterSeconds: verdict.retryAfterSeconds },
+      });
+    }
+  }
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(translateErrors).use(limitMutations);
 
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.user) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
@@ -64,6 +89,19 @@ export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
 
 export const adminProcedure = protectedProcedure.use(({ ctx, next }) => {
   if (!ctx.user.isAdmin) throw new TRPCError({ code: "FORBIDDEN", message: "Only an Airlock admin can do this." });
+  return next();
+});
+
+/**
+ * A signed-in user with a role somewhere (any repository, or a global admin): what is global
+ * (stacks with their prompts and commands, policies, pools, grant names, trigger rules for every
+ * repository) is configuration of the repositories they work on. An account with no role yet sees
+ * its own profile and nothing else.
+ */
+export const memberProcedure = protectedProcedure.use(async ({ ctx, next }) => {
+  if (!ctx.user.isAdmin && (await ctx.db.membership.count({ where: { userId: ctx.user.id }, take: 1 })) === 0) {
+    throw new TRPCError({ code: "FORBIDDEN", message: "You have no role on any repository yet: ask an Airlock admin for one." });
+  }
   return next();
 });
 

@@ -1,7 +1,10 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { userFromHeaders } from "@/server/auth/session";
 import { readBodyLimited } from "@/server/domain/ingest/read-body";
-import { env } from "@/server/env";
+import { getDb } from "@/server/db";
+import { env, rateLimitsOn } from "@/server/env";
+import { CLIENT_IP_HEADER } from "@/server/web/client-ip";
+import { createMutationLimiter, type Limiter } from "@/server/http/rate-limit";
 import { checkSameOriginMutation } from "@/server/http/same-origin";
 import { appRouter } from "@/server/trpc/root";
 import { createTRPCContext } from "@/server/trpc/init";
@@ -11,6 +14,10 @@ export const runtime = "nodejs";
 
 /** Procedures one batched request may call (a page batches a handful). */
 const MAX_BATCH = 50;
+
+// One limiter per process; its counts live in PostgreSQL, shared by every process.
+const globalForLimits = globalThis as unknown as { airlockMutationLimit?: Limiter };
+const mutationLimit = () => (globalForLimits.airlockMutationLimit ??= createMutationLimiter(getDb(), env.AIRLOCK_MUTATION_RATE_LIMIT));
 
 const refuse = (status: number, code: string, message: string) => Response.json({ error: { message, code } }, { status, headers: { "Cache-Control": "no-store" } });
 
@@ -30,7 +37,18 @@ async function handler(req: Request) {
     endpoint: "/api/trpc",
     req: request,
     router: appRouter,
-    createContext: async () => createTRPCContext({ user: await userFromHeaders(req.headers) }),
+    createContext: async () =>
+      createTRPCContext({
+        user: await userFromHeaders(req.headers),
+        mutationLimit: rateLimitsOn(env) ? mutationLimit() : undefined,
+        clientIp: req.headers.get(CLIENT_IP_HEADER),
+      }),
+    // A limited caller is told when to come back.
+    responseMeta: ({ errors }) => {
+      const limited = errors.find((e) => e.code === "TOO_MANY_REQUESTS");
+      const wait = (limited?.cause as { details?: { retryAfterSeconds?: unknown } } | undefined)?.details?.retryAfterSeconds;
+      return typeof wait === "number" ? { headers: new Headers({ "Retry-After": String(wait) }) } : {};
+    },
   });
 }
 
