@@ -11,12 +11,21 @@ import { Badge } from "@/components/ui/badge";
 export function SettingsIndex() {
   const trpc = useTRPC();
   const repos = useQuery(trpc.repositorySettings.list.queryOptions());
+  const me = useQuery(trpc.users.me.queryOptions());
   return (
     <div className="space-y-6">
       <div>
         <h1 className="text-xl font-semibold">Settings</h1>
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">Repository policy and members; runner pools, service accounts and grants.</p>
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">Repository policy and members; runner pools, service accounts and grants; people.</p>
       </div>
+      {me.data?.isAdmin && (
+        <section aria-label="People" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+          <h2 className="text-sm font-semibold">
+            <Link href="/settings/users" className="text-indigo-700 hover:underline dark:text-indigo-400">People and invitations</Link>
+          </h2>
+          <p className="text-xs text-zinc-500">Accounts are by invitation: invite people by link or create their accounts, and give roles.</p>
+        </section>
+      )}
       <section aria-label="Runner pools and grants" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
         <h2 className="text-sm font-semibold">
           <Link href="/settings/pools" className="text-indigo-700 hover:underline dark:text-indigo-400">Runner pools, service accounts and grants</Link>
@@ -39,7 +48,7 @@ export function SettingsIndex() {
             </li>
           ))}
         </ul>
-        {repos.data?.length === 0 && <p className="text-sm text-zinc-500">You have no role on any repository.</p>}
+        {repos.data?.length === 0 && <p className="text-sm text-zinc-500">You have no role on any repository yet: an Airlock admin gives roles. Until then you see your own profile and nothing else.</p>}
       </section>
     </div>
   );
