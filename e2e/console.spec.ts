@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, signIn, test } from "./fixtures";
+import { E2E_METRICS_TOKEN } from "./metrics-token";
 
 test.describe("metrics and audit", () => {
   test("the metrics page shows figures from the database, and /api/metrics serves Prometheus text", async ({ page, baseURL, request }) => {
@@ -9,7 +10,11 @@ test.describe("metrics and audit", () => {
     await expect(page.getByText("Queue wait p50 / p95")).toBeVisible();
     const queued = page.locator("dt", { hasText: /^Queued$/ }).locator("xpath=following-sibling::dd[1]");
     await expect(queued).toHaveText(/^\d+$/);
-    const scrape = await request.get("/api/metrics");
+    // Without the token a production server answers nothing.
+    const refused = await request.get("/api/metrics");
+    expect(refused.status()).toBe(401);
+    expect(await refused.text()).not.toContain("airlock_runs");
+    const scrape = await request.get("/api/metrics", { headers: { authorization: `Bearer ${E2E_METRICS_TOKEN}` } });
     expect(scrape.headers()["content-type"]).toContain("text/plain");
     const text = await scrape.text();
     expect(text).toMatch(/^airlock_runs\{status="succeeded"\} [1-9]\d*$/m);

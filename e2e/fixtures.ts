@@ -14,25 +14,27 @@ export const demoUser = (id: "user_admin" | "user_maintainer" | "user_viewer") =
 // cookie (specs run in one worker process, so this map lives across spec files).
 const sessions = new Map<string, Cookie[]>();
 
+/** Signs in through the API as any account, waiting out the sign-in rate limit (429) a few times. */
+export async function signInWithPassword(page: Page, baseURL: string, email: string, password: string) {
+  for (let attempt = 0; ; attempt++) {
+    const res = await page.request.post(`${baseURL}/api/auth/sign-in/email`, { data: { email, password }, headers: { origin: baseURL } });
+    if (res.status() === 429 && attempt < 3) {
+      // The limiter says when the window reopens.
+      const wait = Number(res.headers()["x-retry-after"] ?? 10);
+      await page.waitForTimeout((Number.isFinite(wait) ? wait : 10) * 1000 + 250);
+      continue;
+    }
+    expect(res.ok(), `sign-in as ${email}: ${res.status()} ${await res.text()}`).toBeTruthy();
+    return;
+  }
+}
+
 /** Signs in through the API (no UI), leaving the session cookie in the page's context. */
 export async function signIn(page: Page, baseURL: string, id: Parameters<typeof demoUser>[0]) {
   const key = `${baseURL} ${id}`;
   let cookies = sessions.get(key);
   if (!cookies) {
-    for (let attempt = 0; ; attempt++) {
-      const res = await page.request.post(`${baseURL}/api/auth/sign-in/email`, {
-        data: { email: demoUser(id).email, password: demoPassword },
-        headers: { origin: baseURL },
-      });
-      if (res.status() === 429 && attempt < 3) {
-        // The limiter says when the window reopens.
-        const wait = Number(res.headers()["x-retry-after"] ?? 10);
-        await page.waitForTimeout((Number.isFinite(wait) ? wait : 10) * 1000 + 250);
-        continue;
-      }
-      expect(res.ok(), `sign-in as ${id}: ${res.status()} ${await res.text()}`).toBeTruthy();
-      break;
-    }
+    await signInWithPassword(page, baseURL, demoUser(id).email, demoPassword);
     cookies = await page.context().cookies(baseURL);
     sessions.set(key, cookies);
   }

@@ -45,15 +45,19 @@ for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   });
 }
 
-/** A per-installation secret for signing sessions, kept in .airlock/. */
-function authSecret() {
-  if (process.env.BETTER_AUTH_SECRET) return process.env.BETTER_AUTH_SECRET;
+/** A per-installation secret kept in .airlock/<name> (made once, readable by this user only). */
+function localSecret(name) {
   const dir = join(root, ".airlock");
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, "auth-secret");
+  const file = join(dir, name);
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600 });
   return readFileSync(file, "utf8").trim();
 }
+
+/** Signs sessions. */
+const authSecret = () => process.env.BETTER_AUTH_SECRET ?? localSecret("auth-secret");
+/** GET /api/metrics answers only with it (production refuses every scrape without one). */
+const metricsToken = () => process.env.AIRLOCK_METRICS_TOKEN ?? localSecret("metrics-token");
 
 function startChild(name, cmd, args, env, { pipeStdout = false } = {}) {
   const child = spawn(cmd, args, { cwd: root, env, stdio: ["pipe", pipeStdout ? "pipe" : "inherit", "inherit"] });
@@ -91,6 +95,7 @@ try {
     PORT: String(port),
     AIRLOCK_URL: process.env.AIRLOCK_URL ?? `http://${host === "0.0.0.0" ? "localhost" : host}:${port}`,
     BETTER_AUTH_SECRET: authSecret(),
+    AIRLOCK_METRICS_TOKEN: metricsToken(),
   };
 
   // PostgreSQL (embedded, unless DATABASE_URL is set), migrations and the demo seed.
@@ -137,6 +142,7 @@ try {
       ...logins.users.map((u) => `    ${u.email.padEnd(28)} ${u.role}`),
       "",
       `  Database: ${external ? "embedded PostgreSQL" : "DATABASE_URL"} (${env.DATABASE_URL.replace(/:[^:@/]+@/, ":***@")})`,
+      `  Metrics:  curl -H "Authorization: Bearer $${process.env.AIRLOCK_METRICS_TOKEN ? "AIRLOCK_METRICS_TOKEN" : "(cat .airlock/metrics-token)"}" ${url}/api/metrics`,
       "  Press Ctrl-C to stop.",
       "",
     ].join("\n") + "\n",

@@ -18,6 +18,20 @@ const zEnv = z.object({
   BETTER_AUTH_SECRET: z.string().min(16).optional(),
   GITHUB_CLIENT_ID: z.string().optional(),
   GITHUB_CLIENT_SECRET: z.string().optional(),
+  // GitHub's web root, where "Sign in with GitHub" authorises (GitHub Enterprise Server: https://HOST).
+  GITHUB_URL: z.string().url().default("https://github.com"),
+  // GitHub sign-in admits invited people, and members of this organisation (and team, a slug of it).
+  AIRLOCK_GITHUB_ORG: z.string().regex(/^[A-Za-z0-9-]{1,39}$/, "a GitHub organisation login").optional(),
+  AIRLOCK_GITHUB_TEAM: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, "a team slug").optional(),
+  // Anyone may create an account with an email and password (off: accounts come by invitation).
+  AIRLOCK_EMAIL_SIGN_UP: zBool,
+  // Rate limits on sign-in and mutations, kept in PostgreSQL (so they hold across processes).
+  // Default: on in production, off in development and tests.
+  AIRLOCK_RATE_LIMIT: z.enum(["on", "off"]).optional(),
+  // Behind a reverse proxy that appends the client's address to X-Forwarded-For: trust its last entry.
+  AIRLOCK_TRUST_PROXY: zBool,
+  /** tRPC mutations one account (or, signed out, one address) may make per minute. */
+  AIRLOCK_MUTATION_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(300),
   GITHUB_WEBHOOK_SECRET: z.string().optional(),
   GITHUB_TOKEN: z.string().optional(),
   // GitHub's REST API root; set for GitHub Enterprise Server (https://HOST/api/v3).
@@ -51,6 +65,8 @@ const zEnv = z.object({
   AIRLOCK_SCRIPTED_SPEED: z.coerce.number().positive().max(10_000).default(1),
   /** Live streams (run pages, the runs list, the approvals queue) one account may hold open in a web process. */
   AIRLOCK_MAX_STREAMS_PER_USER: z.coerce.number().int().min(1).max(100_000).default(64),
+  /** Largest tRPC request body accepted (413 past it, nothing read beyond it). */
+  AIRLOCK_TRPC_MAX_BYTES: z.coerce.number().int().min(16 * 1024).max(64 * 1024 * 1024).default(2 * 1024 * 1024),
   /** Pending approvals expire after this many hours. */
   AIRLOCK_APPROVAL_TTL_HOURS: z.coerce.number().positive().max(30 * 24).default(7 * 24),
   /** The worker prepares the demo repository (local forge + one local CI run) at start. */
@@ -71,10 +87,15 @@ const zEnv = z.object({
 
 export type Env = z.infer<typeof zEnv>;
 
+/** Whether rate limits apply (AIRLOCK_RATE_LIMIT, default on in production only). */
+export const rateLimitsOn = (e: Pick<Env, "AIRLOCK_RATE_LIMIT" | "NODE_ENV">) => (e.AIRLOCK_RATE_LIMIT ?? (e.NODE_ENV === "production" ? "on" : "off")) === "on";
+
 function loadEnv(): Env {
   // An empty variable means "not set" (shells and CI files often export VAR=).
   const raw = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== ""));
-  const parsed = zEnv.safeParse(raw);
+  const parsed = zEnv.superRefine((e, ctx) => {
+    if (e.AIRLOCK_GITHUB_TEAM && !e.AIRLOCK_GITHUB_ORG) ctx.addIssue({ code: "custom", path: ["AIRLOCK_GITHUB_TEAM"], message: "a team needs AIRLOCK_GITHUB_ORG" });
+  }).safeParse(raw);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new Error(`Invalid environment:\n${lines.join("\n")}`);

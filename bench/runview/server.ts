@@ -94,6 +94,8 @@ export async function startServer(root: string): Promise<BenchServer> {
         AIRLOCK_LOG_LEVEL: "error",
         // The 1,000 viewers are one signed-in account here; the per-account cap is not what is measured.
         AIRLOCK_MAX_STREAMS_PER_USER: "5000",
+        // The bench signs its own admin up (accounts are by invitation otherwise).
+        AIRLOCK_EMAIL_SIGN_UP: "1",
       },
     },
   );

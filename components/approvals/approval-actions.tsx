@@ -15,6 +15,8 @@ export function ApprovalActions(props: {
   artifactDigest: string | null;
   headSha: string | null;
   disabledReason?: string | null;
+  /** Why this viewer may reject but not approve (the two-person rule). */
+  approveRefusal?: string | null;
   detail?: string | null;
   size?: "sm";
 }) {
@@ -49,7 +51,7 @@ export function ApprovalActions(props: {
       <ActionButton
         size={props.size}
         variant="primary"
-        disabledReason={props.disabledReason ?? (approve.isPending ? "Approving…" : null)}
+        disabledReason={props.disabledReason ?? props.approveRefusal ?? (approve.isPending ? "Approving…" : null)}
         detail={props.detail}
         onClick={() => approve.mutate({ approvalId: props.approvalId, artifactDigest: props.artifactDigest, headSha: props.headSha })}
       >

@@ -51,7 +51,7 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
   const canDecide = a.viewerRole !== "viewer";
   const blocked = a.pushProtection && !a.pushProtection.override ? "Push protection: the patch contains secrets; an admin must override first" : null;
   const disabledReason =
-    a.status !== "pending" ? `This request is ${a.status}` : !canDecide ? `Deciding needs the maintainer role; you are ${a.viewerRole}` : a.viewerIsTriggeringActor && a.run.repository.twoPersonRule ? "You triggered this run; the two-person rule says someone else approves" : blocked;
+    a.status !== "pending" ? `This request is ${a.status}` : !canDecide ? `Deciding needs the maintainer role; you are ${a.viewerRole}` : null;
 
   return (
     <article className="space-y-5">
@@ -91,7 +91,12 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
         </dl>
         {a.status === "pending" && (
           <div className="mt-3">
-            <ApprovalActions approvalId={a.id} artifactDigest={a.artifactDigest} headSha={a.targetHeadSha} disabledReason={disabledReason} />
+            <ApprovalActions approvalId={a.id} artifactDigest={a.artifactDigest} headSha={a.targetHeadSha} disabledReason={disabledReason} approveRefusal={blocked ?? a.viewerTwoPersonRefusal} />
+            {a.viewerTwoPersonRefusal && (
+              <Alert tone="warning" className="mt-2" data-testid="two-person-refusal">
+                {a.viewerTwoPersonRefusal}
+              </Alert>
+            )}
           </div>
         )}
       </Card>

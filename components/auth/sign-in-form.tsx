@@ -7,9 +7,18 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 
-export function SignInForm({ next, github }: { next: string; github: boolean }) {
+// What a refused GitHub sign-in comes back with (?error=...), in our words: the code is all that
+// is read from the URL, so a crafted link cannot put its own text on this page.
+const signInErrors: Record<string, string> = {
+  not_invited: "This GitHub account is not invited to Airlock. Ask an Airlock admin for an invitation.",
+  no_longer_member: "This GitHub account is no longer a member of the organisation Airlock admits.",
+  sign_up_disabled: "Accounts are by invitation: ask an Airlock admin.",
+  account_not_linked: "An account with this email exists but is not linked to GitHub: sign in with its password.",
+};
+
+export function SignInForm({ next, github, refused }: { next: string; github: boolean; refused?: string | null }) {
   const router = useRouter();
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(refused ? (signInErrors[refused] ?? "Sign-in with GitHub failed; try again.") : null);
   const [pending, setPending] = useState(false);
 
   async function onSubmit(e: React.FormEvent<HTMLFormElement>) {
@@ -23,7 +32,7 @@ export function SignInForm({ next, github }: { next: string; github: boolean }) 
     });
     setPending(false);
     if (failure) {
-      setError(failure.status === 401 ? "Wrong email or password." : (failure.message ?? "Sign-in failed; try again."));
+      setError(failure.status === 401 ? "Wrong email or password." : failure.status === 429 ? "Too many attempts: wait a few seconds and try again." : (failure.message ?? "Sign-in failed; try again."));
       return;
     }
     router.replace(next);
@@ -64,7 +73,7 @@ export function SignInForm({ next, github }: { next: string; github: boolean }) 
         <Button
           type="button"
           className="mt-3 w-full"
-          onClick={() => authClient.signIn.social({ provider: "github", callbackURL: next })}
+          onClick={() => authClient.signIn.social({ provider: "github", callbackURL: next, errorCallbackURL: "/sign-in" })}
         >
           Sign in with GitHub
         </Button>

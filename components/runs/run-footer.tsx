@@ -108,7 +108,8 @@ export function RunFooter({ run }: { run: RunDetailView }) {
             approvalId={pendingApproval?.id ?? ""}
             artifactDigest={pendingApproval?.artifactDigest ?? null}
             headSha={pendingApproval?.targetHeadSha ?? null}
-            disabledReason={c.approve.reason}
+            disabledReason={c.reject.reason}
+            approveRefusal={c.approve.reason}
             detail={c.approve.detail}
           />
           <span aria-hidden className="mx-1 h-6 border-l border-zinc-200 dark:border-zinc-700" />

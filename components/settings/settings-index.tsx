@@ -14,12 +14,21 @@ import { EmptyState } from "@/components/ui/empty-state";
 export function SettingsIndex() {
   const trpc = useTRPC();
   const repos = useQuery(trpc.repositorySettings.list.queryOptions());
+  const me = useQuery(trpc.users.me.queryOptions());
   return (
     <div className="space-y-6">
       <div>
         <h1 className="text-xl font-semibold">Settings</h1>
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">Repository policy and members; runner pools, service accounts and grants.</p>
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">Repository policy and members; runner pools, service accounts and grants; people.</p>
       </div>
+      {me.data?.isAdmin && (
+        <Card as="section" aria-label="People">
+          <h2 className="text-sm font-semibold">
+            <Link href="/settings/users" className="text-indigo-700 hover:underline dark:text-indigo-400">People and invitations</Link>
+          </h2>
+          <p className="text-xs text-zinc-500">Accounts are by invitation: invite people by link or create their accounts, and give roles.</p>
+        </Card>
+      )}
       <Card as="section" aria-label="Runner pools and grants">
         <h2 className="text-sm font-semibold">
           <Link href="/settings/pools" className="text-indigo-700 hover:underline dark:text-indigo-400">Runner pools, service accounts and grants</Link>
@@ -42,7 +51,7 @@ export function SettingsIndex() {
             </li>
           ))}
         </Card>
-        {repos.data?.length === 0 && <EmptyState size="inline">You have no role on any repository.</EmptyState>}
+        {repos.data?.length === 0 && <EmptyState size="inline">You have no role on any repository yet: an Airlock admin gives roles. Until then you see your own profile and nothing else.</EmptyState>}
       </section>
     </div>
   );

@@ -66,6 +66,9 @@ export function defaultHub(): RunEventHub {
 const problem = (status: number, message: string, headers: Record<string, string> = {}) =>
   Response.json({ error: { message } }, { status, headers: { "Cache-Control": "no-store", ...headers } });
 
+/** The answer to a client that left before it could be given (nobody reads it). */
+const gone = () => new Response(null, { status: 499, headers: { "Cache-Control": "no-store" } });
+
 /** GET /api/runs/<id>/events */
 export async function runEventsResponse(req: Request, runId: string, deps: StreamDeps = {}): Promise<Response> {
   const db = deps.db ?? getDb();
@@ -77,20 +80,26 @@ export async function runEventsResponse(req: Request, runId: string, deps: Strea
   if (!roleAtLeast(role, "viewer")) return problem(403, "You have no role on this run's repository.");
   const last = parseLastEventId(req);
   if (!last.ok) return problem(400, last.reason);
+  // The client may have gone during the checks: take no slot for nobody.
+  if (req.signal.aborted) return gone();
   const slot = takeSlot(user.id, deps.maxStreamsPerUser ?? env.AIRLOCK_MAX_STREAMS_PER_USER);
   if (slot instanceof Response) return slot;
-
-  const stream = createRunEventStream({
-    hub: deps.hub ?? defaultHub(),
-    db,
-    runId,
-    afterSeq: last.seq,
-    signal: req.signal,
-    heartbeatMs: deps.heartbeatMs,
-    page: deps.page,
-    onClose: slot.release,
-  });
-  return new Response(stream, { headers: sseHeaders });
+  try {
+    const stream = createRunEventStream({
+      hub: deps.hub ?? defaultHub(),
+      db,
+      runId,
+      afterSeq: last.seq,
+      signal: req.signal,
+      heartbeatMs: deps.heartbeatMs,
+      page: deps.page,
+      onClose: slot.release,
+    });
+    return new Response(stream, { headers: sseHeaders });
+  } catch (err) {
+    slot.release();
+    throw err;
+  }
 }
 
 /** GET /api/runs/stream: status changes of the runs the user can see. */
@@ -110,30 +119,46 @@ async function feedResponse(req: Request, deps: StreamDeps, subscribe: (hub: Run
   const user = await (deps.user ?? ((r) => userFromHeaders(r.headers)))(req);
   if (!user) return problem(401, "Sign in to continue.");
   const visible = await visibleRepositoryIds(db, user);
+  // The client may have gone during the checks: take no slot for nobody.
+  if (req.signal.aborted) return gone();
   const slot = takeSlot(user.id, deps.maxStreamsPerUser ?? env.AIRLOCK_MAX_STREAMS_PER_USER);
   if (slot instanceof Response) return slot;
-  const sub = subscribe(deps.hub ?? defaultHub(), visible);
+  let sub: FeedSubscription;
+  try {
+    sub = subscribe(deps.hub ?? defaultHub(), visible);
+  } catch (err) {
+    slot.release();
+    throw err;
+  }
   const encoder = new TextEncoder();
   let heartbeat: NodeJS.Timeout | null = null;
   let done = false;
+  let ctrl: ReadableStreamDefaultController<Uint8Array> | null = null;
+  // Every way a stream ends comes here once: the client goes (abort, cancel), the feed closes,
+  // or reading it fails. The slot is given back on each of them.
   const cleanup = () => {
     if (done) return;
     done = true;
+    req.signal.removeEventListener("abort", onAbort);
     slot.release();
     if (heartbeat) clearInterval(heartbeat);
     sub.close("client gone");
   };
+  const onAbort = () => {
+    cleanup();
+    try {
+      ctrl?.close();
+    } catch {
+      // already closed or errored
+    }
+  };
   const stream = new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        req.signal.addEventListener("abort", () => {
-          cleanup();
-          try {
-            controller.close();
-          } catch {
-            // already closed
-          }
-        });
+        ctrl = controller;
+        // An abort that fired before this point never reaches a listener added now.
+        if (req.signal.aborted) return onAbort();
+        req.signal.addEventListener("abort", onAbort);
         controller.enqueue(encoder.encode(sseRetry(3_000) + sseComment("connected")));
         heartbeat = setInterval(() => {
           if (!done && (controller.desiredSize ?? 0) > 0) controller.enqueue(encoder.encode(sseComment("keepalive")));
@@ -141,18 +166,24 @@ async function feedResponse(req: Request, deps: StreamDeps, subscribe: (hub: Run
         heartbeat.unref();
       },
       async pull(controller) {
-        while (!done) {
-          const frames = sub.take();
-          if (frames.length > 0) {
-            controller.enqueue(Buffer.concat(frames.map((f) => f.bytes)));
-            return;
+        try {
+          while (!done) {
+            const frames = sub.take();
+            if (frames.length > 0) {
+              controller.enqueue(Buffer.concat(frames.map((f) => f.bytes)));
+              return;
+            }
+            if (sub.closed) {
+              cleanup();
+              controller.close();
+              return;
+            }
+            await sub.wait();
           }
-          if (sub.closed) {
-            cleanup();
-            controller.close();
-            return;
-          }
-          await sub.wait();
+        } catch (err) {
+          if (done) return;
+          cleanup();
+          controller.error(err);
         }
       },
       cancel: cleanup,

@@ -112,7 +112,12 @@ export function createRunEventStream(opts: RunEventStreamOptions): ReadableStrea
         }
         ctrl = controller;
         opts.signal?.addEventListener("abort", onAbort);
-        sub = hub.subscribe(runId, lastSent);
+        try {
+          sub = hub.subscribe(runId, lastSent);
+        } catch (err) {
+          cleanup();
+          throw err;
+        }
         // The first bytes go out at once, so clients (and proxies) see the stream open.
         controller.enqueue(encoder.encode(sseRetry(opts.retryMs ?? 2_000) + sseComment("connected")));
         heartbeat = setInterval(() => {

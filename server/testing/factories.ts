@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { RepoRole, Repository, RunStatus } from "@/server/db";
-import { getDb, type PrismaClient } from "@/server/db";
-import { getAuth } from "@/server/auth";
+import { hashPassword } from "better-auth/crypto";
+import { getDb, transaction, type PrismaClient } from "@/server/db";
+import { insertPasswordUser } from "@/server/domain/users/accounts";
 import type { SessionUser } from "@/server/auth/roles";
 import { digestOf, sha256 } from "@/server/lib/digest";
 import { createTRPCContext } from "@/server/trpc/init";
@@ -14,16 +15,17 @@ import { createExecRun, createStack, scriptedSpec } from "@/server/queue/testing
 const uid = () => randomBytes(5).toString("hex");
 export const TEST_PASSWORD = "correct-horse-battery";
 
-/** A user signed up through better-auth (so the password is really hashed). */
+// better-auth's own scrypt hash of TEST_PASSWORD, made once per test file (sign-in checks it).
+let testPasswordHash: Promise<string> | null = null;
+
+/** A user with a password account, as an admin creates one (email sign-up is off). */
 export async function createUser(opts: { email?: string; name?: string; isAdmin?: boolean } = {}): Promise<SessionUser> {
   const email = opts.email ?? `user-${uid()}@example.test`;
-  const res = await getAuth().api.signUpEmail({ body: { email, password: TEST_PASSWORD, name: opts.name ?? "Test User" } });
-  const user = await getDb().user.update({
-    where: { id: res.user.id },
-    data: { isAdmin: opts.isAdmin ?? false },
-    select: { id: true, email: true, name: true, isAdmin: true },
-  });
-  return user;
+  testPasswordHash ??= hashPassword(TEST_PASSWORD);
+  const passwordHash = await testPasswordHash;
+  return transaction(getDb(), "createUser", (tx) =>
+    insertPasswordUser(tx, { email: email.toLowerCase(), name: opts.name ?? "Test User", passwordHash, isAdmin: opts.isAdmin ?? false, admittedVia: "admin", now: new Date() }),
+  );
 }
 
 export async function createRepository(opts: { fullName?: string; members?: [SessionUser, RepoRole][] } = {}) {

@@ -1,23 +1,35 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
-import { z, ZodError } from "zod";
+import { z } from "zod";
 import type { RepoRole } from "@/server/db";
 import { getDb, type PrismaClient } from "@/server/db";
 import { repositoryRole, roleAtLeast, type SessionUser } from "@/server/auth/roles";
-import { fieldErrorsOf } from "@/server/domain/repositories/input";
 import { AppError, type AppErrorCode } from "@/server/errors";
 import { describeTextProblem, findTextProblem } from "@/server/lib/text-boundary";
+import { zId } from "@/server/lib/ids";
+import type { Limiter } from "@/server/http/rate-limit";
+import { formatError } from "./error-format";
 
 export type TRPCContext = {
   db: PrismaClient;
   user: SessionUser | null;
   /** Injected so tests control time. */
   now: () => Date;
+  /** The HTTP route's mutation limit (absent for in-process callers: server components, tests). */
+  mutationLimit?: Limiter;
+  /** The client's address as the web server saw it (the key of a signed-out caller's limit). */
+  clientIp?: string | null;
 };
 
 /** The context for a request; the route resolves the user from its cookies. */
-export function createTRPCContext(opts: { user: SessionUser | null; db?: PrismaClient; now?: () => Date }): TRPCContext {
-  return { db: opts.db ?? getDb(), user: opts.user, now: opts.now ?? (() => new Date()) };
+export function createTRPCContext(opts: {
+  user: SessionUser | null;
+  db?: PrismaClient;
+  now?: () => Date;
+  mutationLimit?: Limiter;
+  clientIp?: string | null;
+}): TRPCContext {
+  return { db: opts.db ?? getDb(), user: opts.user, now: opts.now ?? (() => new Date()), mutationLimit: opts.mutationLimit, clientIp: opts.clientIp ?? null };
 }
 
 const trpcCode: Record<AppErrorCode, TRPCError["code"]> = {
@@ -36,24 +48,7 @@ const trpcCode: Record<AppErrorCode, TRPCError["code"]> = {
 
 const t = initTRPC.context<TRPCContext>().create({
   transformer: superjson,
-  errorFormatter({ shape, error }) {
-    const cause = error.cause;
-    const internal = error.code === "INTERNAL_SERVER_ERROR" && !(cause instanceof AppError);
-    return {
-      ...shape,
-      // 5xx text can carry SQL or paths: never show it.
-      message: internal ? "Something went wrong on our side; it has been logged." : shape.message,
-      data: {
-        ...shape.data,
-        stack: undefined,
-        reason: cause instanceof AppError ? (cause.reason ?? null) : null,
-        details: cause instanceof AppError ? (cause.details ?? null) : null,
-        // zod failures become messages per dotted field path ("spec.mcpServers.2.target"), so a
-        // nested error lands on its own input, not on the top-level field.
-        fieldErrors: cause instanceof ZodError ? fieldErrorsOf(cause.issues) : null,
-      },
-    };
-  },
+  errorFormatter: formatError,
 });
 
 export const createCallerFactory = t.createCallerFactory;
@@ -80,7 +75,21 @@ const textBoundary = t.middleware(async ({ getRawInput, next }) => {
   return next();
 });
 
-export const publicProcedure = t.procedure.use(translateErrors).use(textBoundary);
+// Every mutation counts against its caller's limit (per account, or per address signed out).
+const limitMutations = t.middleware(async ({ ctx, type, next }) => {
+  if (type === "mutation" && ctx.mutationLimit) {
+    const verdict = await ctx.mutationLimit(ctx.user ? `user:${ctx.user.id}` : `ip:${ctx.clientIp ?? "unknown"}`);
+    if (!verdict.ok) {
+      throw new AppError("TOO_MANY_REQUESTS", `Too many changes in a minute; try again in ${verdict.retryAfterSeconds} s.`, {
+        reason: "rate_limited",
+        details: { retryAfterSeconds: verdict.retryAfterSeconds },
+      });
+    }
+  }
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(translateErrors).use(textBoundary).use(limitMutations);
 
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.user) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
@@ -89,6 +98,19 @@ export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
 
 export const adminProcedure = protectedProcedure.use(({ ctx, next }) => {
   if (!ctx.user.isAdmin) throw new TRPCError({ code: "FORBIDDEN", message: "Only an Airlock admin can do this." });
+  return next();
+});
+
+/**
+ * A signed-in user with a role somewhere (any repository, or a global admin): what is global
+ * (stacks with their prompts and commands, policies, pools, grant names, trigger rules for every
+ * repository) is configuration of the repositories they work on. An account with no role yet sees
+ * its own profile and nothing else.
+ */
+export const memberProcedure = protectedProcedure.use(async ({ ctx, next }) => {
+  if (!ctx.user.isAdmin && (await ctx.db.membership.count({ where: { userId: ctx.user.id }, take: 1 })) === 0) {
+    throw new TRPCError({ code: "FORBIDDEN", message: "You have no role on any repository yet: ask an Airlock admin for one." });
+  }
   return next();
 });
 
@@ -111,8 +133,8 @@ export async function requireRepositoryRole(
   return role as RepoRole;
 }
 
-const zRepositoryInput = z.object({ repositoryId: z.string().min(1) });
-const zRunInput = z.object({ runId: z.string().min(1) });
+const zRepositoryInput = z.object({ repositoryId: zId });
+const zRunInput = z.object({ runId: zId });
 
 /**
  * A procedure for one repository: its input names `repositoryId`; the user's

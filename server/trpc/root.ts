@@ -13,6 +13,7 @@ import { runsRouter } from "./routers/runs";
 import { stacksRouter } from "./routers/stacks";
 import { triageRouter } from "./routers/triage";
 import { triggersRouter } from "./routers/triggers";
+import { invitationRouter, usersRouter } from "./routers/users";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -29,6 +30,8 @@ export const appRouter = router({
   fixLoops: fixLoopsRouter,
   notifications: notificationsRouter,
   triage: triageRouter,
+  users: usersRouter,
+  invitation: invitationRouter,
 });
 
 export type AppRouter = typeof appRouter;

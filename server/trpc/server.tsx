@@ -8,7 +8,7 @@ import { cache } from "react";
 import { makeQueryClient } from "@/components/providers/query-client";
 import { userFromHeaders } from "@/server/auth/session";
 import { createTRPCContext } from "./init";
-import { appRouter } from "./root";
+import { appRouter, createCaller } from "./root";
 
 // Server components reach tRPC in-process: same procedures, same checks.
 const createContext = cache(async () => createTRPCContext({ user: await userFromHeaders(await headers()) }));
@@ -16,6 +16,9 @@ const createContext = cache(async () => createTRPCContext({ user: await userFrom
 export const getQueryClient = cache(makeQueryClient);
 
 export const trpc = createTRPCOptionsProxy({ ctx: createContext, router: appRouter, queryClient: getQueryClient });
+
+/** A direct caller for server components that need data, not a query cache. */
+export const serverCaller = cache(async () => createCaller(await createContext()));
 
 /** The signed-in user for this request (cached per request). */
 export const currentUser = cache(async () => (await createContext()).user);

@@ -7,6 +7,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import next from "next";
+import { clientAddress, CLIENT_IP_HEADER } from "./client-ip";
 import { serveStream } from "./streams";
 
 const { values } = parseArgs({
@@ -23,6 +24,8 @@ await app.prepare();
 const origin = `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
 const logError = (err: unknown) => console.error("[web] stream failed:", err);
 const server = createServer((req, res) => {
+  // The one client address rate limits trust: set here, over anything the client sent.
+  req.headers[CLIENT_IP_HEADER] = clientAddress(req);
   if (serveStream(req, res, origin, logError)) return;
   void handle(req, res);
 });

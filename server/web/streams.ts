@@ -41,27 +41,51 @@ function webRequest(req: IncomingMessage, res: ServerResponse, origin: string): 
   return new Request(new URL(req.url ?? "/", origin), { method: req.method, headers, signal: aborted.signal });
 }
 
-/** Writes a web Response to a node response, honouring backpressure, and stops when the client goes. */
+/** The client is gone: its socket closed before (or while) the answer was written. */
+const closed = (res: ServerResponse) => res.destroyed || res.closed || res.socket?.destroyed === true;
+
+/**
+ * Writes a web Response to a node response, honouring backpressure, and stops when the client
+ * goes. Whatever happens (the client left before the answer, before the `close` listener was
+ * attached, mid-stream, or a read failed), a body not read to its end is cancelled, so the
+ * stream's own cleanup runs and its slot is given back.
+ */
 export async function sendResponse(res: ServerResponse, response: Response, head: boolean): Promise<void> {
-  res.statusCode = response.status;
-  response.headers.forEach((value, name) => res.appendHeader(name, value));
-  if (!response.body || head) {
-    res.end();
-    await response.body?.cancel();
+  const body = response.body;
+  if (!body || head || closed(res)) {
+    await body?.cancel().catch(() => {});
+    if (!closed(res)) {
+      res.statusCode = response.status;
+      response.headers.forEach((value, name) => res.appendHeader(name, value));
+      res.end();
+    }
     return;
   }
-  res.flushHeaders();
-  const reader = response.body.getReader();
+  res.statusCode = response.status;
+  response.headers.forEach((value, name) => res.appendHeader(name, value));
+  const reader = body.getReader();
+  let ended = false;
+  const stop = () => {
+    if (!ended) void reader.cancel().catch(() => {});
+  };
   const gone = new Promise<void>((resolve) => res.once("close", resolve));
-  res.once("close", () => void reader.cancel().catch(() => {}));
+  res.once("close", stop);
   try {
+    res.flushHeaders();
     for (;;) {
+      if (closed(res)) break;
       const { done, value } = await reader.read();
-      if (done || res.destroyed) break;
+      if (done) {
+        ended = true;
+        break;
+      }
+      if (closed(res)) break;
       if (!res.write(value)) await Promise.race([new Promise((r) => res.once("drain", r)), gone]);
     }
   } finally {
-    if (!res.destroyed) res.end();
+    res.off("close", stop);
+    if (!ended) await reader.cancel().catch(() => {});
+    if (!closed(res)) res.end();
   }
 }
 

@@ -6,7 +6,7 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Settings" };
 
 export default async function SettingsPage() {
-  await getQueryClient().prefetchQuery(trpc.repositorySettings.list.queryOptions());
+  await Promise.all([getQueryClient().prefetchQuery(trpc.repositorySettings.list.queryOptions()), getQueryClient().prefetchQuery(trpc.users.me.queryOptions())]);
   return (
     <HydrateClient>
       <SettingsIndex />

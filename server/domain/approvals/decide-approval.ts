@@ -4,6 +4,7 @@ import { repositoryRole, roleAtLeast } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
 import { type AuditActor, recordAudit } from "../audit";
 import { appendRunEvents } from "../events/append";
+import { twoPersonRefusal } from "../runs/causers";
 import { fixForwardOnApprovalRejection } from "../fixloop/triggers";
 import { assertPushAllowed } from "./push-protection";
 import { createPendingWriteBack } from "./request-write-back";
@@ -12,8 +13,10 @@ import { settleRun } from "./settle-run";
 // The rules of the gate. Each decision runs in one transaction holding the approval's row lock,
 // so two people deciding at once get exactly one outcome and the other is told why:
 //  - only a maintainer or admin of the repository decides;
-//  - with the repository's two-person rule on, the person whose action triggered the run cannot
-//    approve its write-backs;
+//  - with the repository's two-person rule on, no one who caused the run's work (its actor, whoever
+//    dispatched, retried, resumed or forked it, wrote its continuation prompt or attached context,
+//    and the causers of the runs it continues: server/domain/runs/causers.ts) approves its
+//    write-backs;
 //  - an approval binds what the approver saw: the artifact digest and head SHA the client sends
 //    must be the request's, and the request's must still be current (artifact unchanged, PR or
 //    branch head unmoved); otherwise it is refused as stale and, when the world moved, a new
@@ -144,9 +147,8 @@ export async function approveWriteBack(opts: {
     if (expired) return expired;
     assertPushAllowed(approval);
     const { run } = approval;
-    if (run.repository.twoPersonRule && run.actorUserId !== null && run.actorUserId === actor.id) {
-      throw new AppError("FORBIDDEN", "You triggered this run, and the repository's two-person rule says someone else must approve its write-backs.", { reason: "two_person_rule" });
-    }
+    const twoPerson = await twoPersonRefusal(tx, { run, twoPersonRule: run.repository.twoPersonRule, userId: actor.id });
+    if (twoPerson) throw new AppError("FORBIDDEN", twoPerson.message, { reason: "two_person_rule", details: { causes: twoPerson.causes } });
     if ((approval.artifactDigest ?? null) !== (opts.artifactDigest ?? null) || (approval.targetHeadSha !== null && approval.targetHeadSha !== opts.headSha)) {
       throw new AppError("PRECONDITION_FAILED", "This approval is stale: what you reviewed is not what this request is for. Reload and review again.", { reason: "stale" });
     }

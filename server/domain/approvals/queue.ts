@@ -9,7 +9,7 @@ import { overrideOf, pushProtectionOf } from "./push-protection";
 
 export const zApprovalStatus = z.enum(["pending", "approved", "rejected", "expired", "executed", "failed"]);
 export const zApprovalListInput = z.object({
-  repositoryId: z.string().min(1).optional(),
+  repositoryId: z.string().min(1).max(100).optional(),
   action: zWriteBackKind.optional(),
   stack: z.string().min(1).max(200).optional(),
   status: zApprovalStatus.optional(),

@@ -32,25 +32,30 @@ export async function createPatchApproval(opts: {
   ttlMs?: number;
   now?: Date;
 }) {
-  const db = getDb();
   const { repo } = opts;
   const run = await createExecRun({ repositoryId: repo.repository.id, stack: repo.stack, sha: repo.sha, actorUserId: opts.actorUserId ?? null });
-  await db.agentDispatchRun.update({ where: { id: run.id }, data: { status: "awaiting_approval" } });
+  return { run, ...(await requestPatchApproval({ repo, runId: run.id, ttlMs: opts.ttlMs, now: opts.now })) };
+}
+
+/** What a worker does when an attempt of `runId` produced the patch: it awaits approval of its push. */
+export async function requestPatchApproval(opts: { repo: Awaited<ReturnType<typeof createPatchRepository>>; runId: string; ttlMs?: number; now?: Date }) {
+  const db = getDb();
+  await db.agentDispatchRun.update({ where: { id: opts.runId }, data: { status: "awaiting_approval" } });
   const artifact = await db.artifact.create({
-    data: { runId: run.id, kind: "patch", name: "fix.patch", content: calcPatch, mediaType: "text/x-diff", digest: contentDigest(calcPatch), sizeBytes: Buffer.byteLength(calcPatch) },
+    data: { runId: opts.runId, kind: "patch", name: "fix.patch", content: calcPatch, mediaType: "text/x-diff", digest: contentDigest(calcPatch), sizeBytes: Buffer.byteLength(calcPatch) },
   });
   const requested = await requestWriteBack({
     db,
-    runId: run.id,
+    runId: opts.runId,
     action: "push_commits",
-    target: { branch: "main", headSha: repo.sha },
+    target: { branch: "main", headSha: opts.repo.sha },
     artifactId: artifact.id,
     message: "Fix sum(): drop the off-by-one",
     ttlMs: opts.ttlMs,
     now: opts.now,
   });
   if (requested.kind !== "approval") throw new Error("expected an approval request");
-  return { run, artifact, approvalId: requested.approvalId };
+  return { artifact, approvalId: requested.approvalId };
 }
 
 export function localForgeFor(dataDir: string) {

@@ -74,10 +74,14 @@ export async function launchFixRun(opts: { db: Db; intentId: string; now?: Date;
       await opts.hooks?.beforeCreate?.();
       const attributions = await currentAttributions(tx, { repositoryId: intent.repositoryId, branch: intent.branch });
       const prompt = fixPrompt({ parent, branch: intent.branch, pullRequest: pr, rejection: { text: intent.rejection, by: intent.rejectedBy }, attempt, bound: repo.maxFixAttempts, attributions });
+      // The rejection is the fix run's instructions: an Airlock user who wrote it caused its work.
+      const rejecter = await tx.user.findUnique({ where: { email: intent.rejectedBy }, select: { id: true } });
       const run = await createChildRun(tx, {
         parent,
         source: "review",
         actor: fixActor,
+        cause: "started",
+        causers: rejecter ? [{ userId: rejecter.id, cause: "rejected" }] : [],
         prompt,
         title: `Fix ${attempt}/${repo.maxFixAttempts} after rejection: ${parent.title}`,
         headSha: pr?.headSha ?? parent.headSha,

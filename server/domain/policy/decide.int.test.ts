@@ -198,8 +198,10 @@ describe("proofs router", () => {
     await expect(callerFor(stranger).proofs.byRun({ runId: run.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(callerFor(stranger).proofs.byId({ decisionId: made.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(callerFor(stranger).proofs.recheck({ decisionId: made.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    // A decision outside any run: anyone signed in; nobody signed out.
-    expect(await callerFor(stranger).proofs.byId({ decisionId: loose.id })).toMatchObject({ id: loose.id, runId: null });
+    // A decision outside any run: anyone with a role on some repository; not an account with none,
+    // nobody signed out.
+    expect(await callerFor(viewer).proofs.byId({ decisionId: loose.id })).toMatchObject({ id: loose.id, runId: null });
+    await expect(callerFor(stranger).proofs.byId({ decisionId: loose.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(callerFor(null).proofs.byId({ decisionId: loose.id })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     await expect(callerFor(viewer).proofs.byId({ decisionId: "missing" })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });

@@ -15,7 +15,11 @@ export const zFact = z.strictObject({ value: zScalar, source: zFactSource });
 export type Fact = z.infer<typeof zFact>;
 
 /** Property name -> fact. An absent key is an absent fact (closed world). */
-export const zFacts = z.record(zPolicyName, zFact);
+export const MAX_FACTS = 100;
+export const zFacts = z
+  .record(zPolicyName, zFact)
+  .refine((facts) => Object.keys(facts).length <= MAX_FACTS, `At most ${MAX_FACTS} facts`)
+  .meta({ maxProperties: MAX_FACTS });
 export type Facts = z.infer<typeof zFacts>;
 
 export type FactConstraint =

@@ -8,14 +8,15 @@ import { z } from "zod";
 /** snake_case identifiers for kinds, subjects, properties and rule names. */
 export const zPolicyName = z
   .string()
+  .max(64, "At most 64 characters")
   .regex(/^[a-z][a-z0-9_]*$/, "must be snake_case (a-z, 0-9, _), starting with a letter");
 
-export const zScalar = z.union([z.string(), z.number(), z.boolean()]);
+export const zScalar = z.union([z.string().max(200, "At most 200 characters"), z.number(), z.boolean()]);
 export type Scalar = z.infer<typeof zScalar>;
 
 const propertyCommon = {
   name: zPolicyName,
-  description: z.string().optional(),
+  description: z.string().max(2_000).optional(),
   /** "1": every fact set must carry this property; "0..1": it may be absent (closed world). */
   cardinality: z.enum(["1", "0..1"]).default("0..1"),
   /** Decided by the policy's rules; asserting it as a fact is refused (`provenance_refused`). */
@@ -25,7 +26,7 @@ const propertyCommon = {
 export const zEnumProperty = z.strictObject({
   ...propertyCommon,
   type: z.literal("enum"),
-  values: z.array(z.string().min(1)).min(1),
+  values: z.array(z.string().min(1).max(200)).min(1).max(100, "At most 100 values"),
 });
 
 export const zBooleanProperty = z.strictObject({
@@ -74,19 +75,20 @@ export const zCondition: z.ZodType<Condition, Condition> = z.lazy(() =>
   z.union([
     z.strictObject({ property: zPolicyName, is: zScalar }),
     z.strictObject({ property: zPolicyName, isNot: zScalar }),
-    z.strictObject({ property: zPolicyName, inList: z.array(zScalar).min(1) }),
+    z.strictObject({ property: zPolicyName, inList: z.array(zScalar).min(1).max(100, "At most 100 values") }),
     z.strictObject({ property: zPolicyName, below: z.int() }),
     z.strictObject({ property: zPolicyName, above: z.int() }),
     z.strictObject({ property: zPolicyName, isEmpty: z.boolean() }),
-    z.strictObject({ all: z.array(zCondition).min(1) }),
-    z.strictObject({ any: z.array(zCondition).min(1) }),
-    z.strictObject({ none: z.array(zCondition).min(1) }),
+    z.strictObject({ all: z.array(zCondition).min(1).max(50, "At most 50 conditions in a group") }),
+    z.strictObject({ any: z.array(zCondition).min(1).max(50, "At most 50 conditions in a group") }),
+    z.strictObject({ none: z.array(zCondition).min(1).max(50, "At most 50 conditions in a group") }),
   ]),
 );
 
 const zOneLine = z
   .string()
   .min(1)
+  .max(500, "At most 500 characters")
   .regex(/^[^\r\n]*$/, "must be a single line");
 
 export const zConclusion = z.strictObject({
@@ -115,14 +117,14 @@ export type DefaultConclusion = z.infer<typeof zDefaultConclusion>;
 export const zPolicyDefinition = z.strictObject({
   /** Stable identifier, e.g. "ci_triage"; matches the stored Policy.kind. */
   kind: zPolicyName,
-  name: z.string().min(1),
-  description: z.string().optional(),
+  name: z.string().min(1).max(200),
+  description: z.string().max(2_000).optional(),
   /** What a fact set describes, e.g. "build_failure". */
   subject: zPolicyName,
-  properties: z.array(zPropertyDefinition).min(1),
-  rules: z.array(zRule),
+  properties: z.array(zPropertyDefinition).min(1).max(50, "At most 50 properties"),
+  rules: z.array(zRule).max(200, "At most 200 rules"),
   /** One per rules-only property. */
-  defaults: z.array(zDefaultConclusion).min(1),
+  defaults: z.array(zDefaultConclusion).min(1).max(50, "At most 50 defaults"),
 });
 export type PolicyDefinition = z.infer<typeof zPolicyDefinition>;
 export type PolicyDefinitionInput = z.input<typeof zPolicyDefinition>;

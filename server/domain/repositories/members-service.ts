@@ -45,7 +45,7 @@ export async function addMember(opts: { db: Db; actor: ConfigActor; input: unkno
     await lockRows(tx, "Repository", [input.repositoryId]);
     const user =
       (await tx.user.findUnique({ where: { email: input.email }, select: { id: true, email: true } })) ??
-      refuse(fieldError("UNPROCESSABLE", "email", `No Airlock user signs in as ${input.email}: they must sign in once first.`, "no_such_user"));
+      refuse(fieldError("UNPROCESSABLE", "email", `No Airlock account has the email ${input.email}: invite them from Settings → Users first.`, "no_such_user"));
     const existing = await tx.membership.findUnique({ where: { userId_repositoryId: { userId: user.id, repositoryId: input.repositoryId } } });
     if (existing) refuse(fieldError("CONFLICT", "email", `${user.email} is already ${existing.role} here: change their role in the list.`, "already_member"));
     const created = await tx.membership.create({ data: { userId: user.id, repositoryId: input.repositoryId, role: input.role } });

@@ -1,6 +1,7 @@
 // The repository settings forms' schemas: the procedures validate with these and the forms use
 // the same ones. Nothing here needs Node.
 import { z } from "zod";
+import { zId } from "@/server/lib/ids";
 import { WRITE_BACK_KINDS, zRepoRole, zWriteBackKind } from "@/server/domain/ingest/schemas";
 
 export { WRITE_BACK_KINDS } from "@/server/domain/ingest/schemas";
@@ -31,10 +32,11 @@ const repositoryPolicyShape = {
   botCommentsAllowed: z.boolean(),
   twoPersonRule: z.boolean(),
   /** Write-back kinds that may proceed without approval on stacks that allow exceptions. */
-  writeBackExceptions: z.array(zWriteBackKind).refine((kinds) => new Set(kinds).size === kinds.length, "Each kind once"),
+  writeBackExceptions: z.array(zWriteBackKind).max(20).refine((kinds) => new Set(kinds).size === kinds.length, "Each kind once"),
   botHandle: z
     .string()
     .trim()
+    .max(50, "At most 50 characters")
     .regex(/^@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/, "An @handle: letters, digits and dashes"),
   dispatchLabel: zLabelName,
   maxFixAttempts: z.int("A whole number").min(0, "At least 0").max(10, "At most 10"),
@@ -56,27 +58,27 @@ export type RepositoryPolicyFormValues = z.input<typeof zRepositoryPolicyInput>;
 export type RepositoryPolicy = z.output<typeof zRepositoryPolicyInput>;
 
 export const zUpdateRepositoryPolicyInput = z
-  .object({ ...repositoryPolicyShape, repositoryId: z.string().min(1), expectedVersion: z.int().positive() })
+  .object({ ...repositoryPolicyShape, repositoryId: zId, expectedVersion: z.int().positive() })
   .superRefine(distinctReadyLabels);
 
 export const zAddMemberInput = z.object({
-  repositoryId: z.string().min(1),
-  email: z.email("An email address").trim().toLowerCase(),
+  repositoryId: zId,
+  email: z.email("An email address").max(320).trim().toLowerCase(),
   role: zRepoRole,
 });
 export type AddMemberFormValues = z.input<typeof zAddMemberInput>;
 
 /** `expectedRole`: the role the form showed; a different current role refuses the change. */
 export const zChangeMemberInput = z.object({
-  repositoryId: z.string().min(1),
-  userId: z.string().min(1),
+  repositoryId: zId,
+  userId: zId,
   role: zRepoRole,
   expectedRole: zRepoRole,
 });
 
 export const zRemoveMemberInput = z.object({
-  repositoryId: z.string().min(1),
-  userId: z.string().min(1),
+  repositoryId: zId,
+  userId: zId,
   expectedRole: zRepoRole,
 });
 

@@ -8,6 +8,7 @@ import { redactText } from "../context/redaction/redact";
 import { appendRunEvents } from "../events/append";
 import { loadKnownSecrets } from "../ingest/known-secrets";
 import { parseInput } from "../repositories/input";
+import { recordCauser } from "./causers";
 import { canAttachContext } from "./controls";
 import { zAttachContextInput } from "./schemas";
 
@@ -57,6 +58,8 @@ export async function attachContext(opts: { db: Db; actor: AuditActor; runId: st
     if (!verdict.ok) throw new AppError("CONFLICT", verdict.reason, { reason: "cannot_attach_context" });
 
     const { lastSeq } = await appendRunEvents({ db: tx, runId: opts.runId, events: [{ type: "context_attached", payload }] });
+    // What a person adds to a run's transcript shapes its work: a cause, for the two-person rule.
+    await recordCauser(tx, { runId: opts.runId, userId: opts.actor.userId, cause: "attached_context" });
     await recordAudit(tx, {
       actor: opts.actor,
       action: "run.attach_context",

@@ -1,16 +1,18 @@
 import { randomUUID } from "node:crypto";
 import type { Prisma, Tx } from "@/server/db";
-import type { RunSource } from "@/server/db/generated/enums";
+import type { RunCause, RunSource } from "@/server/db/generated/enums";
 import { promptHash } from "../context/prompt";
 import { appendRunEvents } from "../events/append";
 import type { AuditActor } from "../audit";
 import { contentDigest, digestOf } from "@/server/lib/digest";
 import { enqueueDispatch, queueAttempt } from "./attempts";
+import { inheritCausers, recordCauser } from "./causers";
 
 // A new run whose parent is an existing one (resume, fork): same repository, commit, pull
 // request, pipeline and job; its own prompt and, for a fork, possibly another stack's snapshot.
 // The bundle's `source` names the parent, so the bundle (and its digest) says how the run came
-// about. Created queued with its first attempt and dispatch job.
+// about. Created queued with its first attempt and dispatch job. It inherits its parent's
+// causers (server/domain/runs/causers.ts) and adds its own.
 
 export type ParentRun = Prisma.AgentDispatchRunGetPayload<{ select: typeof parentSelect }>;
 
@@ -25,6 +27,7 @@ export const parentSelect = {
   jobId: true,
   taskKind: true,
   triggerRuleId: true,
+  actorUserId: true,
   headSha: true,
   headBranch: true,
   isFork: true,
@@ -51,6 +54,10 @@ export async function createChildRun(
     /** "review": a fix run started by a rejection (the fix-forward loop). */
     source: "resume" | "fork" | "review";
     actor: AuditActor;
+    /** How the actor caused the child (recorded among its causers with the parent's). */
+    cause: RunCause;
+    /** Other people whose words the child carries (a fix run: the rejecter). */
+    causers?: { userId: string; cause: RunCause }[];
     prompt: string;
     title: string;
     stack?: { id: string; version: number; snapshot: Prisma.JsonValue; digest: string };
@@ -115,6 +122,9 @@ export async function createChildRun(
       },
     ],
   });
+  await inheritCausers(tx, { parent, childRunId: run.id });
+  await recordCauser(tx, { runId: run.id, userId: opts.actor.userId, cause: opts.cause });
+  for (const c of opts.causers ?? []) await recordCauser(tx, { runId: run.id, userId: c.userId, cause: c.cause });
   await queueAttempt(tx, { runId: run.id, reason: "the run was queued", now });
   await enqueueDispatch(tx, run.id);
   return { ...run, contextDigest, promptHash: hash, promptDigest: contentDigest(opts.prompt) };

@@ -49,6 +49,8 @@ export type RunControlFacts = {
   attempts: number;
   maxRetries?: number;
   pendingApprovals: number;
+  /** Why this viewer may not approve the run's write-backs (the two-person rule), if so. */
+  approveRefusal?: string | null;
   implemented?: ReadonlySet<RunControlName>;
 };
 
@@ -58,7 +60,8 @@ export function runControls(facts: RunControlFacts): Record<RunControlName, RunC
     rank[facts.role] >= rank[min] ? { ok: true } : { ok: false, reason: `This needs the ${min} role on the repository; you are ${facts.role}` };
   const pending: Verdict = facts.pendingApprovals > 0 ? { ok: true } : { ok: false, reason: "No approval is pending" };
   const suggestion: Verdict = facts.status === "suggested" ? { ok: true } : { ok: false, reason: "Only a suggestion can be dispatched" };
-  const approve = all(canApproveRun(facts.status), pending);
+  const decide = all(canApproveRun(facts.status), pending);
+  const approve = facts.approveRefusal ? all(decide, { ok: false, reason: facts.approveRefusal }) : decide;
 
   const verdicts: Record<RunControlName, Verdict> = {
     cancel: canCancelRun(facts.status),
@@ -66,7 +69,7 @@ export function runControls(facts: RunControlFacts): Record<RunControlName, RunC
     resume: canResumeRun(facts.status),
     fork: canForkRun(facts.status),
     approve,
-    reject: approve,
+    reject: decide,
     // A continuation prompt starts a resume run (this run as parent) with the prompt as instructions.
     continue: canResumeRun(facts.status),
     attachContext: canAttachContext(facts.status),

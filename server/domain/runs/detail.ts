@@ -1,6 +1,7 @@
 import type { Db, Prisma, RepoRole } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { findingsOf } from "./artifact-content";
+import { twoPersonRefusal } from "./causers";
 import { runControls } from "./controls";
 import { isTerminalRun } from "./lifecycle";
 import { admissionView, contextView, stackView } from "./view-model";
@@ -31,10 +32,10 @@ const runDetailInclude = {
   decisions: { orderBy: { createdAt: "asc" }, select: { id: true, subject: true, property: true, value: true, ruleName: true, createdAt: true } },
 } satisfies Prisma.AgentDispatchRunInclude;
 
-export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: RepoRole }) {
-  const run = await opts.db.agentDispatchRun.findUnique({ where: { id: opts.runId }, include: runDetailInclude });
+export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: RepoRole; viewerId?: string }) {
+  const run = await opts.db.agentDispatchRun.findUnique({ where: { id: opts.runId }, include: { ...runDetailInclude, repository: { select: { ...runDetailInclude.repository.select, twoPersonRule: true } } } });
   if (!run) throw new AppError("NOT_FOUND", "No such run.");
-  const [dropped, runnerPool] = await Promise.all([
+  const [dropped, runnerPool, twoPerson] = await Promise.all([
     opts.db.triggerDrop.count({ where: { runId: run.id } }),
     run.runnerPoolId
       ? opts.db.runnerPool.findUnique({
@@ -42,6 +43,7 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
           select: { id: true, name: true, trustTier: true, kind: true, runtimeServiceAccount: { select: { name: true } }, runnerServiceAccount: { select: { name: true } } },
         })
       : null,
+    opts.viewerId ? twoPersonRefusal(opts.db, { run, twoPersonRule: run.repository.twoPersonRule, userId: opts.viewerId }) : null,
   ]);
   const { costUsd, attempts, contextBundle, stackSnapshot, admission, ...rest } = run;
   const stack = stackView(stackSnapshot);
@@ -63,6 +65,7 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
       attempts: attempts.length,
       maxRetries: stack.spec?.limits.maxRetries,
       pendingApprovals: run.approvals.filter((a) => a.status === "pending").length,
+      approveRefusal: twoPerson?.message ?? null,
     }),
   };
 }

@@ -5,10 +5,12 @@ import { AppError } from "@/server/errors";
 import { recordAudit, type AuditActor } from "../audit";
 import { appendRunEvents } from "../events/append";
 import { enqueueDispatch, queueAttempt, runStatusEvent } from "./attempts";
+import { recordCauser } from "./causers";
 
 // "Diagnose with agent" / "Attempt repair": a person dispatches a suggested run. The run becomes
 // queued with its first attempt, the audit entry and status events are written, and the
-// dispatch job is added, all in one transaction; a worker picks it up through NOTIFY.
+// dispatch job is added, all in one transaction; a worker picks it up through NOTIFY. The
+// dispatcher is recorded among the run's causers.
 
 export async function dispatchRun(opts: { db: Db; actor: AuditActor; runId: string; now?: Date }) {
   const now = opts.now ?? new Date();
@@ -23,6 +25,8 @@ export async function dispatchRun(opts: { db: Db; actor: AuditActor; runId: stri
     await appendRunEvents({ db: tx, runId: opts.runId, events: [runStatusEvent("suggested", "queued", reason)] });
     await tx.agentDispatchRun.update({ where: { id: opts.runId }, data: { status: "queued" } });
     const attempt = await queueAttempt(tx, { runId: opts.runId, reason, now });
+    // Choosing to run the agent makes the dispatcher a cause of its write-backs (two-person rule).
+    await recordCauser(tx, { runId: opts.runId, userId: opts.actor.userId, cause: "dispatched" });
     await recordAudit(tx, {
       actor: opts.actor,
       action: "run.dispatch",

@@ -49,7 +49,7 @@ export async function forkRun(opts: { db: Db; actor: AuditActor; runId: string; 
         throw err;
       }
     }
-    const child = await createChildRun(tx, { parent, source: "fork", actor: opts.actor, prompt: prompt ?? parent.prompt, title: `Fork of #${parent.number}: ${parent.title}`, stack, now });
+    const child = await createChildRun(tx, { parent, source: "fork", actor: opts.actor, cause: "forked", prompt: prompt ?? parent.prompt, title: `Fork of #${parent.number}: ${parent.title}`, stack, now });
     await recordAudit(tx, {
       actor: opts.actor,
       action: "run.fork",

@@ -7,7 +7,7 @@ import { AppError } from "@/server/errors";
 // boundary never skips or repeats a run while new runs arrive.
 
 export const zRunListFilter = z.object({
-  repositoryId: z.string().min(1).optional(),
+  repositoryId: z.string().min(1).max(100).optional(),
   status: z.enum(RunStatus).optional(),
   taskKind: z.enum(TaskKind).optional(),
   source: z.enum(RunSource).optional(),

@@ -43,7 +43,8 @@ export async function resumeRun(opts: { db: Db; actor: AuditActor; runId: string
     const verdict = canResumeRun(parent.status);
     if (!verdict.ok) throw new AppError("CONFLICT", verdict.reason, { reason: "cannot_resume" });
     const prompt = await continuationPrompt(tx, parent, opts.actor, opts.instructions);
-    const child = await createChildRun(tx, { parent, source: "resume", actor: opts.actor, prompt, title: `Resume #${parent.number}: ${parent.title}`, now });
+    const cause = opts.instructions?.trim() ? "continued" : "resumed";
+    const child = await createChildRun(tx, { parent, source: "resume", actor: opts.actor, cause, prompt, title: `Resume #${parent.number}: ${parent.title}`, now });
     await recordAudit(tx, {
       actor: opts.actor,
       action: "run.resume",

@@ -5,6 +5,7 @@ import { AppError } from "@/server/errors";
 import { recordAudit, type AuditActor } from "../audit";
 import { appendRunEvents } from "../events/append";
 import { attemptStatusEvent, enqueueDispatch, maxRetriesOf, queueAttempt, runStatusEvent } from "./attempts";
+import { recordCauser } from "./causers";
 import { canRetryRun } from "./lifecycle";
 
 // Retry: a new attempt of the same run (failed, cancelled or escalated), within the stack's
@@ -37,6 +38,7 @@ export async function retryRun(opts: { db: Db; actor: AuditActor; runId: string;
     });
     await tx.agentDispatchRun.update({ where: { id: opts.runId }, data: { status: "queued", finishedAt: null } });
     const attempt = await queueAttempt(tx, { runId: opts.runId, reason: `retry ${attempts} of ${maxRetries}: ${reason}`, now });
+    await recordCauser(tx, { runId: opts.runId, userId: opts.actor.userId, cause: "retried" });
     await recordAudit(tx, {
       actor: opts.actor,
       action: "run.retry",

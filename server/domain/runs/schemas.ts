@@ -21,6 +21,7 @@ export const zAttachContextInput = z
       (v) => (typeof v === "number" ? String(v) : v === null ? "" : v),
       z
         .string()
+        .max(20)
         .trim()
         .regex(/^([1-9][0-9]{0,7})?$/, "A line number from 1")
         .transform((v) => (v === "" ? null : Number(v))),

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { checkPromptTemplate } from "@/server/domain/context/schemas";
 import { zTaskKind } from "@/server/domain/ingest/schemas";
+import { zId } from "@/server/lib/ids";
 import { zStackSpec, type StackSpec } from "./spec-schema";
 
 export type { StackSpec } from "./spec-schema";
@@ -66,34 +67,34 @@ export type StackInput = z.output<typeof zStackInput>;
 
 export const zCreateStackInput = zStackInput.extend({
   /** Set when the form started as a clone; recorded in the audit entry. */
-  clonedFromId: z.string().min(1).optional(),
+  clonedFromId: zId.optional(),
 });
 
 export const zUpdateStackInput = zStackInput.extend({
-  stackId: z.string().min(1),
+  stackId: zId,
   /** The version the form was loaded at: a save over a newer version is refused. */
   expectedVersion: z.int().positive(),
 });
 
-export const zStackIdInput = z.object({ stackId: z.string().min(1) });
+export const zStackIdInput = z.object({ stackId: zId });
 
 export const zStackDiffInput = z.object({
-  stackId: z.string().min(1),
+  stackId: zId,
   from: z.int().positive(),
   to: z.int().positive(),
 });
 
 /** Preview sources: a recent failure of the repository, as a stored delivery or a failed job. */
 export const zPreviewSource = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("delivery"), deliveryId: z.string().min(1) }),
-  z.object({ kind: z.literal("job"), jobId: z.string().min(1) }),
+  z.object({ kind: z.literal("delivery"), deliveryId: zId }),
+  z.object({ kind: z.literal("job"), jobId: zId }),
 ]);
 export type PreviewSource = z.infer<typeof zPreviewSource>;
 
 export const zStackPreviewInput = z.object({
-  repositoryId: z.string().min(1),
+  repositoryId: zId,
   /** The stack being edited; null for a new one. */
-  stackId: z.string().min(1).nullable(),
+  stackId: zId.nullable(),
   name: zStackName,
   spec: zStackFormSpec,
   source: zPreviewSource,

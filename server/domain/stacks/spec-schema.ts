@@ -13,35 +13,38 @@ const zName = z
   .max(80)
   .regex(/^[a-z0-9][a-z0-9._-]*$/, "Lowercase letters, digits, dot, dash and underscore");
 
+/** A tool as Claude Code names it ("Bash", "Read", "mcp__github__create_pr", "Bash(npm test:*)"). */
+const zToolName = z.string().trim().min(1).max(200, "At most 200 characters");
+
 export const zMcpServer = z.object({
   name: zName,
   transport: z.enum(["stdio", "http", "sse"]),
   // A URL for http/sse, a command line for stdio.
   target: z.string().trim().min(1, "Required").max(500),
-  secrets: z.array(zName).default([]),
-  configMaps: z.array(zName).default([]),
+  secrets: z.array(zName).max(32, "At most 32 secrets").default([]),
+  configMaps: z.array(zName).max(32, "At most 32 config maps").default([]),
   privileged: z.boolean().default(false),
 });
 
 export const zSubagent = z.object({
   name: zName,
   role: z.string().trim().min(1, "Required").max(500),
-  tools: z.array(z.string().trim().min(1)).default([]),
+  tools: z.array(zToolName).max(100, "At most 100 tools").default([]),
 });
 
 export const zAdapter = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("command"),
     // argv, never a shell string: no quoting surprises, no injection.
-    command: z.array(z.string().min(1)).min(1, "A command is required"),
+    command: z.array(z.string().min(1).max(4_096, "At most 4,096 characters")).min(1, "A command is required").max(64, "At most 64 arguments"),
     // Names of environment variables the command receives (values come from grants).
-    env: z.array(z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "UPPER_SNAKE_CASE")).default([]),
+    env: z.array(z.string().max(128).regex(/^[A-Z_][A-Z0-9_]*$/, "UPPER_SNAKE_CASE")).max(64, "At most 64 variables").default([]),
     outputFormat: z.enum(["airlock", "claude-stream-json"]).default("airlock"),
   }),
   z.object({
     kind: z.literal("scripted"),
     // A recorded scenario under server/agents/scenarios/ (demo and tests only).
-    scenario: z.string().trim().min(1, "Required"),
+    scenario: z.string().trim().min(1, "Required").max(200),
   }),
 ]);
 
@@ -55,10 +58,10 @@ export const zStackSpec = z.object({
   modelProvider: z.enum(["anthropic", "openai", "google", "local"]),
   model: z.string().trim().min(1, "Required").max(100),
   adapter: zAdapter,
-  tools: z.array(z.string().trim().min(1)).default([]),
-  mcpServers: z.array(zMcpServer).default([]),
-  skills: z.array(z.string().trim().min(1)).default([]),
-  subagents: z.array(zSubagent).default([]),
+  tools: z.array(zToolName).max(100, "At most 100 tools").default([]),
+  mcpServers: z.array(zMcpServer).max(32, "At most 32 MCP servers").default([]),
+  skills: z.array(z.string().trim().min(1).max(200, "At most 200 characters")).max(100, "At most 100 skills").default([]),
+  subagents: z.array(zSubagent).max(32, "At most 32 subagents").default([]),
   approvalMode: z.enum(["always", "exceptions_allowed"]).default("always"),
   promptTemplate: z.string().min(1, "Required").max(20_000),
   limits: zStackLimits.default({ wallClockMinutes: 30, maxCostUsd: 5, maxRetries: 2 }),

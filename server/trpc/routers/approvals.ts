@@ -4,6 +4,7 @@ import { visibleRepositoryIds } from "@/server/auth/roles";
 import { approveWriteBack, type BranchHead, rejectWriteBack } from "@/server/domain/approvals/decide-approval";
 import { overridePushProtection } from "@/server/domain/approvals/push-protection";
 import { approvalRepository, countApprovals, getApprovalDetail, listApprovals, zApprovalListInput } from "@/server/domain/approvals/queue";
+import { twoPersonRefusal } from "@/server/domain/runs/causers";
 import { retryWriteBack } from "@/server/domain/writebacks/execute";
 import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
@@ -38,8 +39,8 @@ export const approvalsRouter = router({
   byId: protectedProcedure.input(zApprovalId).query(async ({ ctx, input }) => {
     const role = await requireRepositoryRole(ctx, await approvalRepository(ctx.db, input.approvalId), "viewer");
     const detail = await getApprovalDetail({ db: ctx.db, approvalId: input.approvalId });
-    const isTriggeringActor = detail.run.actorUserId !== null && detail.run.actorUserId === ctx.user.id;
-    return { ...detail, viewerRole: role, viewerIsTriggeringActor: isTriggeringActor };
+    const twoPerson = await twoPersonRefusal(ctx.db, { run: detail.run, twoPersonRule: detail.run.repository.twoPersonRule, userId: ctx.user.id });
+    return { ...detail, viewerRole: role, viewerTwoPersonRefusal: twoPerson?.message ?? null };
   }),
 
   approve: protectedProcedure

@@ -8,7 +8,7 @@ export const auditRouter = router({
   list: protectedProcedure
     .input(
       z.object({
-        repositoryId: z.string().min(1).optional(),
+        repositoryId: z.string().min(1).max(100).optional(),
         action: z.string().trim().max(100).optional(),
         actor: z.string().trim().max(200).optional(),
         objectType: z.string().trim().max(100).optional(),

@@ -5,7 +5,7 @@ import { protectedProcedure, requireRepositoryRole, router } from "../init";
 
 export const metricsRouter = router({
   overview: protectedProcedure
-    .input(z.object({ repositoryId: z.string().min(1).optional(), windowHours: z.number().int().min(1).max(24 * 90).default(24 * 7) }))
+    .input(z.object({ repositoryId: z.string().min(1).max(100).optional(), windowHours: z.number().int().min(1).max(24 * 90).default(24 * 7) }))
     .query(async ({ ctx, input }) => {
       if (input.repositoryId) await requireRepositoryRole(ctx, input.repositoryId, "viewer");
       const repositoryIds = input.repositoryId ? [input.repositoryId] : await visibleRepositoryIds(ctx.db, ctx.user);

@@ -53,6 +53,7 @@ describe("policies router", () => {
 
   it("the live check reports an overlap with its example and the rule priority picks", async () => {
     const viewer = await createUser();
+    await createRepository({ members: [[viewer, "viewer"]] });
     const { definition } = await editableTriage();
     // The deploy rule now fires on test failures too: it overlaps the flaky-rerun rule.
     definition.rules[0]!.when = { property: "failing_stage", inList: ["deploy", "test"] };
@@ -77,6 +78,7 @@ describe("policies router", () => {
 
   it("tryIt evaluates an unsaved definition with its proof and provenance, and stores nothing", async () => {
     const viewer = await createUser();
+    await createRepository({ members: [[viewer, "viewer"]] });
     const { definition } = await editableTriage();
     definition.rules[0]!.when = { property: "failing_stage", inList: ["deploy", "test"] };
     const before = await getDb().policyDecision.count();

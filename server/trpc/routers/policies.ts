@@ -11,18 +11,18 @@ import {
   savePolicyVersion,
 } from "@/server/domain/policy/store";
 import { definePolicy } from "@/server/domain/policy/validate";
-import { adminProcedure, protectedProcedure, router } from "../init";
+import { adminProcedure, memberProcedure, router } from "../init";
 
-// Policies are global: any signed-in user reads them and may try them; only an Airlock admin
+// Policies are global: anyone with a role on some repository reads them and may try them; only an Airlock admin
 // saves a new version.
 
 const zPolicyKind = z.enum(PolicyKind);
 const zVersion = z.int().positive();
 
 export const policiesRouter = router({
-  list: protectedProcedure.query(({ ctx }) => listPolicies({ db: ctx.db })),
+  list: memberProcedure.query(({ ctx }) => listPolicies({ db: ctx.db })),
 
-  byKind: protectedProcedure.input(z.object({ kind: zPolicyKind })).query(async ({ ctx, input }) => {
+  byKind: memberProcedure.input(z.object({ kind: zPolicyKind })).query(async ({ ctx, input }) => {
     const policy = await getPolicy({ db: ctx.db, kind: input.kind });
     return { ...policy, review: reviewPolicy(policy.current.definition), canEdit: ctx.user.isAdmin };
   }),
@@ -30,7 +30,7 @@ export const policiesRouter = router({
   // check and tryIt change nothing but are mutations: a definition is too large for a GET URL.
 
   /** The editor's live check of an unsaved definition: model violations, then the three checks. */
-  check: protectedProcedure
+  check: memberProcedure
     .input(z.object({ definition: zPolicyDefinition }))
     .mutation(({ input }) => reviewPolicy(input.definition)),
 
@@ -38,14 +38,14 @@ export const policiesRouter = router({
    * Evaluates an unsaved definition (or a saved version, or the current one) against entered
    * facts. Nothing is stored: this is the editor's sandbox, not a decision.
    */
-  tryIt: protectedProcedure
+  tryIt: memberProcedure
     .input(
       z.object({
         kind: zPolicyKind,
         definition: zPolicyDefinition.optional(),
         version: zVersion.optional(),
         facts: zFacts,
-        property: z.string().min(1).optional(),
+        property: z.string().min(1).max(64).optional(),
       }),
     )
     .mutation(async ({ ctx, input }) => {
@@ -70,11 +70,11 @@ export const policiesRouter = router({
       }),
     ),
 
-  versions: protectedProcedure
+  versions: memberProcedure
     .input(z.object({ kind: zPolicyKind }))
     .query(({ ctx, input }) => listPolicyVersions({ db: ctx.db, kind: input.kind })),
 
-  diff: protectedProcedure
+  diff: memberProcedure
     .input(z.object({ kind: zPolicyKind, from: zVersion, to: zVersion }))
     .query(({ ctx, input }) => diffPolicyVersions({ db: ctx.db, kind: input.kind, from: input.from, to: input.to })),
 });

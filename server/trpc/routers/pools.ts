@@ -20,13 +20,13 @@ import {
   updateRunnerPool,
   updateServiceAccount,
 } from "@/server/domain/pools/pools-service";
-import { adminProcedure, protectedProcedure, router } from "../init";
+import { adminProcedure, memberProcedure, router } from "../init";
 
-// Runner pools, service accounts and grants: everyone signed in reads them (names only); only an
+// Runner pools, service accounts and grants: everyone with a role reads them (names only); only an
 // Airlock admin changes them. The services check again, and keep the trust rules.
 
 export const poolsRouter = router({
-  settings: protectedProcedure.query(({ ctx }) => poolSettings({ db: ctx.db, actor: ctx.user })),
+  settings: memberProcedure.query(({ ctx }) => poolSettings({ db: ctx.db, actor: ctx.user })),
 
   createPool: adminProcedure.input(zRunnerPoolInput).mutation(({ ctx, input }) => createRunnerPool({ db: ctx.db, actor: ctx.user, input })),
   updatePool: adminProcedure.input(zUpdateRunnerPoolInput).mutation(({ ctx, input }) => updateRunnerPool({ db: ctx.db, actor: ctx.user, input })),

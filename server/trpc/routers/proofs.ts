@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { recheckDecision } from "@/server/domain/policy/decide";
 import { decisionRepository, getDecision, listRunDecisions } from "@/server/domain/policy/decisions";
-import { protectedProcedure, requireRepositoryRole, router, runProcedure } from "../init";
+import { memberProcedure, requireRepositoryRole, router, runProcedure } from "../init";
 
 // Stored decisions and their proofs. A decision made for a run is readable by the run
-// repository's viewers; one made outside any run (e.g. from the policy page) by anyone signed in.
+// repository's viewers; one made outside any run (e.g. from the policy page) by anyone with a role.
 
-const decisionProcedure = protectedProcedure
-  .input(z.object({ decisionId: z.string().min(1) }))
+const decisionProcedure = memberProcedure
+  .input(z.object({ decisionId: z.string().min(1).max(100) }))
   .use(async ({ ctx, input, next }) => {
     const { repositoryId } = await decisionRepository({ db: ctx.db, decisionId: input.decisionId });
     if (repositoryId) await requireRepositoryRole(ctx, repositoryId, "viewer");

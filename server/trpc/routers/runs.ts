@@ -29,7 +29,7 @@ export const runsRouter = router({
     runFilterOptions({ db: ctx.db, repositoryIds: await visibleRepositoryIds(ctx.db, ctx.user) }),
   ),
 
-  byId: runProcedure("viewer").query(({ ctx, input }) => getRunDetail({ db: ctx.db, runId: input.runId, viewerRole: ctx.role })),
+  byId: runProcedure("viewer").query(({ ctx, input }) => getRunDetail({ db: ctx.db, runId: input.runId, viewerRole: ctx.role, viewerId: ctx.user.id })),
 
   events: runProcedure("viewer")
     .input(z.object({ beforeSeq: zSeq.optional(), afterSeq: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(1000).default(200) }))

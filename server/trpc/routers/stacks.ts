@@ -9,34 +9,34 @@ import {
   zStackPreviewInput,
   zUpdateStackInput,
 } from "@/server/domain/stacks/schemas";
-import { protectedProcedure, repositoryProcedure, router } from "../init";
+import { memberProcedure, repositoryProcedure, router } from "../init";
 
-// Stacks are global: everyone signed in reads them; who may change one depends on the trigger
+// Stacks are global: everyone with a role on some repository reads them; who may change one depends on the trigger
 // rules that use it (server/domain/stacks/permissions.ts), so the services check it.
 
 export const stacksRouter = router({
-  list: protectedProcedure.query(({ ctx }) => listStacks({ db: ctx.db, actor: ctx.user })),
+  list: memberProcedure.query(({ ctx }) => listStacks({ db: ctx.db, actor: ctx.user })),
 
-  byId: protectedProcedure.input(zStackIdInput).query(({ ctx, input }) => getStack({ db: ctx.db, actor: ctx.user, stackId: input.stackId })),
+  byId: memberProcedure.input(zStackIdInput).query(({ ctx, input }) => getStack({ db: ctx.db, actor: ctx.user, stackId: input.stackId })),
 
   /** Stacks a trigger rule may use (not archived). */
-  options: protectedProcedure.query(({ ctx }) => stackOptions(ctx.db)),
+  options: memberProcedure.query(({ ctx }) => stackOptions(ctx.db)),
 
-  versionSpec: protectedProcedure
+  versionSpec: memberProcedure
     .input(zStackIdInput.extend({ version: z.int().positive() }))
     .query(({ ctx, input }) => getStackVersionSpec(ctx.db, input.stackId, input.version)),
 
-  diff: protectedProcedure.input(zStackDiffInput).query(({ ctx, input }) => diffStackVersions({ db: ctx.db, ...input })),
+  diff: memberProcedure.input(zStackDiffInput).query(({ ctx, input }) => diffStackVersions({ db: ctx.db, ...input })),
 
-  create: protectedProcedure.input(zCreateStackInput).mutation(({ ctx, input }) => createStack({ db: ctx.db, actor: ctx.user, input })),
+  create: memberProcedure.input(zCreateStackInput).mutation(({ ctx, input }) => createStack({ db: ctx.db, actor: ctx.user, input })),
 
-  update: protectedProcedure.input(zUpdateStackInput).mutation(({ ctx, input }) => updateStack({ db: ctx.db, actor: ctx.user, input })),
+  update: memberProcedure.input(zUpdateStackInput).mutation(({ ctx, input }) => updateStack({ db: ctx.db, actor: ctx.user, input })),
 
-  archive: protectedProcedure
+  archive: memberProcedure
     .input(zStackIdInput)
     .mutation(({ ctx, input }) => archiveStack({ db: ctx.db, actor: ctx.user, stackId: input.stackId, now: ctx.now() })),
 
-  restore: protectedProcedure
+  restore: memberProcedure
     .input(zStackIdInput)
     .mutation(({ ctx, input }) => restoreStack({ db: ctx.db, actor: ctx.user, stackId: input.stackId })),
 

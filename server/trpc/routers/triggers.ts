@@ -2,27 +2,27 @@ import { dryRunTriggerRule } from "@/server/domain/triggers/dry-run";
 import { zDryRunInput, zRuleIdInput, zRuleRefInput, zTriggerRuleInput, zUpdateTriggerRuleInput } from "@/server/domain/triggers/forms/schemas";
 import { getTriggerRule, listTriggerRules, triggerFormOptions } from "@/server/domain/triggers/rules-presenter";
 import { createTriggerRule, deleteTriggerRule, updateTriggerRule } from "@/server/domain/triggers/rules-service";
-import { protectedProcedure, router } from "../init";
+import { memberProcedure, router } from "../init";
 
 // Trigger rules: a repository's maintainers change its rules, an Airlock admin the rules for
 // every repository. The rule's repository comes from the stored row as well as the input, so the
 // services check the roles (server/domain/triggers/rules-service.ts).
 
 export const triggersRouter = router({
-  list: protectedProcedure.query(({ ctx }) => listTriggerRules({ db: ctx.db, actor: ctx.user })),
+  list: memberProcedure.query(({ ctx }) => listTriggerRules({ db: ctx.db, actor: ctx.user })),
 
-  byId: protectedProcedure.input(zRuleIdInput).query(({ ctx, input }) => getTriggerRule({ db: ctx.db, actor: ctx.user, ruleId: input.ruleId })),
+  byId: memberProcedure.input(zRuleIdInput).query(({ ctx, input }) => getTriggerRule({ db: ctx.db, actor: ctx.user, ruleId: input.ruleId })),
 
-  formOptions: protectedProcedure.query(({ ctx }) => triggerFormOptions({ db: ctx.db, actor: ctx.user })),
+  formOptions: memberProcedure.query(({ ctx }) => triggerFormOptions({ db: ctx.db, actor: ctx.user })),
 
-  create: protectedProcedure.input(zTriggerRuleInput).mutation(({ ctx, input }) => createTriggerRule({ db: ctx.db, actor: ctx.user, input })),
+  create: memberProcedure.input(zTriggerRuleInput).mutation(({ ctx, input }) => createTriggerRule({ db: ctx.db, actor: ctx.user, input })),
 
-  update: protectedProcedure.input(zUpdateTriggerRuleInput).mutation(({ ctx, input }) => updateTriggerRule({ db: ctx.db, actor: ctx.user, input })),
+  update: memberProcedure.input(zUpdateTriggerRuleInput).mutation(({ ctx, input }) => updateTriggerRule({ db: ctx.db, actor: ctx.user, input })),
 
-  delete: protectedProcedure
+  delete: memberProcedure
     .input(zRuleRefInput)
     .mutation(({ ctx, input }) => deleteTriggerRule({ db: ctx.db, actor: ctx.user, ruleId: input.ruleId, expectedVersion: input.expectedVersion })),
 
   /** Changes nothing; a mutation because the unsaved rule travels in the body. */
-  dryRun: protectedProcedure.input(zDryRunInput).mutation(({ ctx, input }) => dryRunTriggerRule({ db: ctx.db, actor: ctx.user, input })),
+  dryRun: memberProcedure.input(zDryRunInput).mutation(({ ctx, input }) => dryRunTriggerRule({ db: ctx.db, actor: ctx.user, input })),
 });

@@ -3,6 +3,7 @@
 // form explains a refusal before the server repeats it. Nothing here needs Node.
 import { z } from "zod";
 import { zTaskKind, zTrustTier } from "@/server/domain/ingest/schemas";
+import { zId } from "@/server/lib/ids";
 
 export const POOL_KINDS = ["local", "kubernetes"] as const;
 
@@ -22,10 +23,11 @@ const zTaskKinds = z
 /** "" or null: no stack, i.e. every stack. */
 const zOptionalStack = z
   .string()
+  .max(100)
   .nullable()
   .transform((v) => (v === null || v === "" ? null : v));
 
-const zVersionRef = { id: z.string().min(1), expectedVersion: z.int().positive() };
+const zVersionRef = { id: zId, expectedVersion: z.int().positive() };
 
 export const zRunnerPoolInput = z.object({
   name: zK8sName,
@@ -34,8 +36,8 @@ export const zRunnerPoolInput = z.object({
   concurrency: z.int("A whole number").min(1, "At least 1").max(64, "At most 64"),
   /** Empty: every task kind. */
   allowedTaskKinds: zTaskKinds,
-  runtimeServiceAccountId: z.string().min(1, "Pick a service account"),
-  runnerServiceAccountId: z.string().min(1, "Pick a service account"),
+  runtimeServiceAccountId: zId.min(1, "Pick a service account"),
+  runnerServiceAccountId: zId.min(1, "Pick a service account"),
 });
 export type RunnerPoolFormValues = z.input<typeof zRunnerPoolInput>;
 export const zUpdateRunnerPoolInput = zRunnerPoolInput.extend(zVersionRef);
@@ -60,7 +62,7 @@ export const GRANT_POOL_SCOPES = ["trust_tier", "named_pools"] as const;
 
 /** Pools a grant may name: ids, each once. Ignored (emptied) when the grant is scoped by trust tier. */
 const zPoolIds = z
-  .array(z.string().min(1))
+  .array(zId)
   .max(32, "At most 32 pools")
   .refine((ids) => new Set(ids).size === ids.length, "Each pool once");
 

@@ -2,6 +2,7 @@
 // the same ones through zodResolver. A rule may set only the match keys its kind can carry
 // (APPLICABLE_KEYS) and start only the task kinds its kind allows. Nothing here needs Node.
 import { z } from "zod";
+import { zId } from "@/server/lib/ids";
 import { zTaskKind, zTriggerAction, zTriggerKind } from "@/server/domain/ingest/schemas";
 import { ALLOWED_TASK_KINDS, APPLICABLE_KEYS, TRIGGER_DEFAULTS, type MatchKey } from "../schemas";
 
@@ -40,7 +41,7 @@ export const zTriggerRuleFields = z.object({
   branchGlob: zOptionalKey,
   pathFilters: z.array(z.string().trim().min(1, "Empty pattern").max(200, "At most 200 characters")).max(50, "At most 50 patterns"),
   failureSignature: zOptionalKey,
-  stackId: z.string().min(1, "Pick a stack"),
+  stackId: zId.min(1, "Pick a stack"),
   taskKind: zTaskKind,
   action: zTriggerAction,
   enabled: z.boolean(),
@@ -84,15 +85,15 @@ export type TriggerRuleFormValues = z.input<typeof zTriggerRuleInput>;
 export type TriggerRuleInput = z.output<typeof zTriggerRuleInput>;
 
 export const zUpdateTriggerRuleInput = zTriggerRuleFields
-  .extend({ ruleId: z.string().min(1), expectedVersion: z.int().positive() })
+  .extend({ ruleId: zId, expectedVersion: z.int().positive() })
   .superRefine(checkRule);
 
-export const zRuleRefInput = z.object({ ruleId: z.string().min(1), expectedVersion: z.int().positive() });
-export const zRuleIdInput = z.object({ ruleId: z.string().min(1) });
+export const zRuleRefInput = z.object({ ruleId: zId, expectedVersion: z.int().positive() });
+export const zRuleIdInput = z.object({ ruleId: zId });
 
 export const zDryRunInput = z.object({
   /** The rule being edited (its dedupe keys use its id); null for a new rule. */
-  ruleId: z.string().min(1).nullable(),
+  ruleId: zId.nullable(),
   rule: zTriggerRuleInput,
 });
 
