@@ -44,6 +44,8 @@ async function segmentSamples(): Promise<Record<string, string[]>> {
       repositoryId: [await one(`SELECT "id" AS v FROM "Repository" ORDER BY "fullName" LIMIT 1`)],
       stackId: [await one(`SELECT "id" AS v FROM "AgentStack" ORDER BY "name" LIMIT 1`)],
       ruleId: [await one(`SELECT "id" AS v FROM "TriggerRule" ORDER BY "name" LIMIT 1`)],
+      // Only an invitation token's hash is stored: a well-formed unknown token opens the page's refusal.
+      token: ["a".repeat(43)],
     };
   } finally {
     await db.end();
