@@ -32,6 +32,7 @@ const samples: { [T in RunEventType]: Extract<RunEventInput, { type: T }>["paylo
   heartbeat: {},
   cost: { inputTokens: 1000, outputTokens: 200, usd: 0.01 },
   log: { stream: "stderr", text: "warning" },
+  sandbox: { phase: "blocked", host: "example.com", port: 443, at, reason: "not in the allowlist" },
   approval_requested: {
     approvalId: "a1",
     action: "push_commits",

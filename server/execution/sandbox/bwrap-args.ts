@@ -83,7 +83,8 @@ export function bwrapArgs(layout: SandboxLayout): string[] {
   // The root itself is a tmpfs bubblewrap made: read-only too, so nothing can fill memory there.
   args.push("--remount-ro", "/", "--chdir", layout.cwd, "--");
   if (layout.proxySocket) args.push("/bin/sh", "-c", forwarderScript(layout.socatPath), "airlock-sandbox");
-  args.push(...layout.argv);
+  // bubblewrap exports PWD after --chdir: the agent gets exactly the environment it was given.
+  args.push("/usr/bin/env", "-u", "PWD", "--", ...layout.argv);
   return args;
 }
 

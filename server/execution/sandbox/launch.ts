@@ -1,7 +1,7 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { lstatSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { chmod, mkdir, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { bwrapArgs, proxyEnvironment, sandboxUid } from "./bwrap-args";
@@ -75,6 +75,23 @@ const exists = (p: string) => {
   }
 };
 
+/**
+ * bubblewrap, running as the sandbox's uid, must reach each folder it binds: an ancestor
+ * without search permission for others (a 0700 temporary folder) gets it (search only: its
+ * listing stays private, and nothing of it is visible inside the sandbox but the binds).
+ */
+async function ensureSearchable(paths: string[], uid: number): Promise<void> {
+  const done = new Set<string>();
+  for (const p of paths) {
+    for (let dir = dirname(p); !done.has(dir); dir = dirname(dir)) {
+      done.add(dir);
+      const info = await stat(dir).catch(() => null);
+      if (info && info.uid !== uid && (info.mode & 0o001) === 0) await chmod(dir, (info.mode & 0o7777) | 0o001);
+      if (dir === "/") break;
+    }
+  }
+}
+
 export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedProcess> {
   if (req.kind === "none") return launchUnsandboxed(req);
   const availability = await probeSandbox();
@@ -87,6 +104,7 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
   if (hostUid !== null) {
     // As root, the sandbox runs as a uid of its own: it owns its writable folders, nothing else.
     await run("chown", ["-R", `${hostUid}:${hostUid}`, req.sessionDir, ...req.writablePaths], { timeout: 120_000 });
+    await ensureSearchable([req.sessionDir, ...req.writablePaths, ...req.readOnlyPaths], hostUid);
   }
 
   const blocked: BlockedConnection[] = [];

@@ -64,3 +64,11 @@ export function stricterNetwork(a: NetworkMode, b: NetworkMode): NetworkMode {
   const rank = { none: 0, restricted: 1, open: 2 } as const;
   return rank[a] <= rank[b] ? a : b;
 }
+
+/** The API host each model provider's agents talk to (a stack may add a gateway: *_BASE_URL). */
+export const modelProviderHosts: Record<string, string[]> = {
+  anthropic: ["api.anthropic.com"],
+  openai: ["api.openai.com"],
+  google: ["generativelanguage.googleapis.com"],
+  local: [],
+};

@@ -53,3 +53,6 @@ export function probeSandbox(): Promise<SandboxAvailability> {
   })();
   return cached;
 }
+
+/** What admission reads of the probe. */
+export const availabilityOf = (a: SandboxAvailability) => (a.available ? { available: true, reason: null } : { available: false, reason: a.reason });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { contentDigest } from "@/server/lib/digest";
 import type { AgentEvent } from "@/server/domain/events/catalogue";
+import type { SessionEvent } from "@/server/agents/types";
 import type { K8sJobManifest } from "@/server/domain/pools/k8s-manifest";
 import type { AdmissionDecision } from "@/server/domain/pools/admission";
 import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
@@ -73,6 +74,7 @@ const start = (api: KubeApi, c: Claim, signal?: AbortSignal, wallClockMs = 60_00
     artifactsDir: "/artifacts",
     env: {},
     limits: { wallClockMs },
+    sandbox: { kind: "none", reason: "runs as a Kubernetes Job" },
     signal,
   });
 
@@ -80,7 +82,7 @@ describe("kubernetes attempts", () => {
   it("runs the attempt as a Job with the selected account and streams the pod's log as events", async () => {
     const cluster = fakeCluster([event({ type: "message", payload: { role: "assistant", text: "hello" } }), "plain output\n", event({ type: "cost", payload: { inputTokens: 5, outputTokens: 1 } })], "succeeded");
     const session = await start(cluster.api, claim("trusted", true));
-    const events: AgentEvent[] = [];
+    const events: SessionEvent[] = [];
     for await (const e of session.events) events.push(e);
     const exit = await session.exit;
     expect(exit).toMatchObject({ status: "succeeded", exitCode: 0 });
@@ -132,8 +134,8 @@ describe("kubernetes attempts", () => {
         spec: scriptedSpec({ adapter: { kind: "command", command: ["claude", "-p"], env: [], outputFormat: "airlock" } }),
         image: "agent:1",
         pollMs: 5,
-      }).start({ prompt: "Fix it", contextBundle: {}, workspaceDir: "/workspace", artifactsDir: dir, env: {}, limits: { wallClockMs: 60_000 } });
-      const events: AgentEvent[] = [];
+      }).start({ prompt: "Fix it", contextBundle: {}, workspaceDir: "/workspace", artifactsDir: dir, env: {}, limits: { wallClockMs: 60_000 }, sandbox: { kind: "none", reason: "runs as a Kubernetes Job" } });
+      const events: SessionEvent[] = [];
       for await (const e of session.events) events.push(e);
       const exit = await session.exit;
       // The Job runs the agent under the wrapper that prints the frames.
