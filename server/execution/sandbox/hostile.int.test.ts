@@ -85,7 +85,8 @@ async function runHostile(isFork: boolean, argv: string[], opts: { whileRunning?
   expect(sandboxEvents(events)[0]).toMatchObject({ phase: "started", kind: "bubblewrap", network: { mode: "restricted" } });
   // No server secret ever reaches the transcript, whatever the agent tried.
   expect(transcript).not.toContain(canary);
-  if (process.env.DATABASE_URL) expect(transcript).not.toContain(new URL(process.env.DATABASE_URL).password || "\u0000");
+  const dbPassword = process.env.DATABASE_URL ? decodeURIComponent(new URL(process.env.DATABASE_URL).password) : "";
+  if (dbPassword.length >= 16) expect(transcript).not.toContain(dbPassword);
   return { run, attempt: after.attempts[0]!, events, said: agentSaid(events) };
 }
 
