@@ -221,3 +221,21 @@ describe.each(tiers)("a hostile agent in a $name, when its worker is killed", ({
     await until("the daemon to be gone", () => !runsAnywhere(marker), 3000);
   });
 });
+
+describe("a machine without a working sandbox", () => {
+  it("refuses a fork run at admission with the reason, shown on the run; nothing starts", async () => {
+    const stack = await createStack(scriptedSpec({ adapter: { kind: "command", command: ["node", hostile, "root"], env: [], outputFormat: "airlock" } }));
+    const run = await createExecRun({ repositoryId: local.repository.id, stack, sha: local.sha, actorUserId: userId, isFork: true });
+    const reason = "sandbox unavailable: install bubblewrap (apt-get install -y bubblewrap socat)";
+    const ctx = testWorkerContext({ dataDir: local.dataDir, sandbox: { available: false, reason } });
+    await dispatchRunTask({ runId: run.id }, ctx);
+    await drain(ctx);
+    const after = await getDb().agentDispatchRun.findUniqueOrThrow({ where: { id: run.id }, include: { attempts: true } });
+    expect(after.status).toBe("failed");
+    expect(after.attempts[0]?.exitReason).toContain(reason);
+    expect(after.admission).toMatchObject({ admitted: false, summary: expect.stringContaining(reason) });
+    const events = await eventsOf(run.id);
+    expect(events.some((e) => e.type === "sandbox")).toBe(false);
+    expect(agentSaid(events)).toEqual([]);
+  });
+});
