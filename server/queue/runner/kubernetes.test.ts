@@ -61,6 +61,8 @@ function fakeCluster(log: string[], finalState: "succeeded" | "failed" | "active
     podLog: async () => log.slice(0, polls + 1).join(""),
     deleteJob: async (_ns, name) => void calls.push(`delete job ${name}`),
     deleteConfigMap: async (_ns, name) => void calls.push(`delete configmap ${name}`),
+    createNetworkPolicy: async (p) => void calls.push(`networkpolicy ${p.metadata.name}`),
+    deleteNetworkPolicy: async (_ns, name) => void calls.push(`delete networkpolicy ${name}`),
   };
   return { api, calls, created };
 }
@@ -94,7 +96,9 @@ describe("kubernetes attempts", () => {
     expect(cluster.created.configMap).toEqual({ "prompt.md": "Fix it", "context.json": '{"a":1}' });
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["message", "log", "cost"]));
     expect(events.find((e) => e.type === "message")).toMatchObject({ payload: { text: "hello" } });
-    expect(cluster.calls.at(-1)).toMatch(/^delete configmap/);
+    // The NetworkPolicy exists before the Job (its pod never runs unfenced) and goes last.
+    expect(cluster.calls[0]).toBe("networkpolicy airlock-run1-att1");
+    expect(cluster.calls.slice(-2)).toEqual([expect.stringMatching(/^delete configmap/), "delete networkpolicy airlock-run1-att1"]);
   });
 
   it("refuses to start an untrusted pool's Job under a privileged account (renderAttemptJob's guard)", async () => {
