@@ -131,7 +131,6 @@ async function startCommand(config: CommandAdapterConfig, options: AgentStartOpt
       e.code === "ENOENT" ? "command not found" : e.code === "EACCES" ? "permission denied" : e.message;
     throw new AgentStartError(`could not start \`${command}\`: ${why}`, { cause: err });
   }
-  const child = proc.child;
   const session = runSession({ config, options, proc, sessionId, sessionDir, command, pending });
   emit = session.emit;
   return session.session;
