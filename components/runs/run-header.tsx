@@ -52,6 +52,8 @@ export function RunHeader({ run }: { run: RunDetailView }) {
   const runtimeSa = run.admission?.runtimeServiceAccount ?? lastAttempt?.runtimeServiceAccount ?? run.runnerPool?.runtimeServiceAccount.name ?? null;
   const runnerSa = run.admission?.runnerServiceAccount ?? lastAttempt?.runnerServiceAccount ?? run.runnerPool?.runnerServiceAccount.name ?? null;
   const pending = run.approvals.filter((a) => a.status === "pending").length;
+  // An admin let this trusted pool run without a sandbox, and an attempt did: never quietly.
+  const unsandboxed = run.attempts.findLast((a) => a.sandbox?.started?.kind === "none") ?? null;
   return (
     <header className="space-y-2">
       <nav aria-label="Breadcrumb" className="text-sm text-zinc-600 dark:text-zinc-400">
@@ -111,6 +113,11 @@ export function RunHeader({ run }: { run: RunDetailView }) {
           {formatUsd(run.costUsd)} · {(run.inputTokens + run.outputTokens).toLocaleString("en")} tokens
         </Item>
       </dl>
+      {unsandboxed && (
+        <p role="alert" className="rounded border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+          Attempt {unsandboxed.number} ran without a sandbox: {unsandboxed.sandbox?.started?.unsandboxedReason ?? "an admin allowed its pool to run unsandboxed"}.
+        </p>
+      )}
     </header>
   );
 }
