@@ -12,6 +12,7 @@ import { taskKindLabel } from "@/components/ui/format";
 import {
   configGrantSchema,
   secretGrantSchema,
+  poolSandboxDefaults,
   zRunnerPoolInput,
   zServiceAccountInput,
   type ConfigGrantFormValues,
@@ -20,7 +21,7 @@ import {
   type ServiceAccountFormValues,
 } from "@/server/domain/pools/forms/schemas";
 import { DialogForm } from "./dialog-form";
-import { ConfigGrantFields, PoolFields, SecretGrantFields, ServiceAccountFields } from "./pool-fields";
+import { ConfigGrantFields, PoolFields, PoolSandboxSummary, SecretGrantFields, ServiceAccountFields } from "./pool-fields";
 
 // Runner pools, service accounts, and Secret and ConfigMap grants (names only, never values),
 // with the pools and task kinds each grant reaches. Airlock admins change them; everyone else
@@ -110,8 +111,8 @@ export function PoolSettings() {
       {!canEdit.allowed && <ReadOnlyNote reason={canEdit.reason} />}
 
       <section aria-label="Runner pools" className="space-y-2">
-        <div className="flex items-center justify-between"><h2 className="text-sm font-semibold">Runner pools</h2>{add("Add pool", { kind: "pool", id: null, version: null, values: { name: "", trustTier: "trusted", kind: "local", concurrency: 2, allowedTaskKinds: [], runtimeServiceAccountId: "", runnerServiceAccountId: "" } })}</div>
-        <Table label="Runner pools" head={["Pool", "Trust tier", "Kind", "Concurrency", "Task kinds", "Service accounts", ""]}>
+        <div className="flex items-center justify-between"><h2 className="text-sm font-semibold">Runner pools</h2>{add("Add pool", { kind: "pool", id: null, version: null, values: { name: "", trustTier: "trusted", kind: "local", concurrency: 2, allowedTaskKinds: [], runtimeServiceAccountId: "", runnerServiceAccountId: "", ...poolSandboxDefaults } })}</div>
+        <Table label="Runner pools" head={["Pool", "Trust tier", "Kind", "Concurrency", "Task kinds", "Sandbox", "Service accounts", ""]}>
           {s.pools.map((p) => (
             <tr key={p.id}>
               <td className={`${td} font-mono`}>{p.name} <Badge tone="muted">v{p.version}</Badge></td>
@@ -119,9 +120,12 @@ export function PoolSettings() {
               <td className={td}>{p.kind}</td>
               <td className={td}>{p.concurrency}</td>
               <td className={`${td} text-xs`}>{p.allowedTaskKinds.length === 0 ? "every kind" : p.allowedTaskKinds.map((k) => taskKindLabel[k]).join(", ")}</td>
+              <td className={`${td} text-xs`}>
+                <PoolSandboxSummary pool={p} />
+              </td>
               <td className={`${td} font-mono text-xs`}>runtime {p.runtimeServiceAccount.name}{p.runtimeServiceAccount.privileged && " (privileged)"}<br />runner {p.runnerServiceAccount.name}</td>
               <td className={td}>
-                <Button type="button" size="sm" variant="ghost" aria-label={`${canEdit.allowed ? "Edit" : "View"} pool ${p.name}`} onClick={() => setEditing({ kind: "pool", id: p.id, version: p.version, values: { name: p.name, trustTier: p.trustTier, kind: p.kind, concurrency: p.concurrency, allowedTaskKinds: p.allowedTaskKinds, runtimeServiceAccountId: p.runtimeServiceAccountId, runnerServiceAccountId: p.runnerServiceAccountId } })}>
+                <Button type="button" size="sm" variant="ghost" aria-label={`${canEdit.allowed ? "Edit" : "View"} pool ${p.name}`} onClick={() => setEditing({ kind: "pool", id: p.id, version: p.version, values: { name: p.name, trustTier: p.trustTier, kind: p.kind, concurrency: p.concurrency, allowedTaskKinds: p.allowedTaskKinds, runtimeServiceAccountId: p.runtimeServiceAccountId, runnerServiceAccountId: p.runnerServiceAccountId, networkMode: p.networkMode, allowedHosts: p.allowedHosts, memoryLimitMb: p.memoryLimitMb, processLimit: p.processLimit, cpuLimitSeconds: p.cpuLimitSeconds, diskLimitMb: p.diskLimitMb, allowUnsandboxed: p.allowUnsandboxed } })}>
                   {canEdit.allowed ? "Edit" : "View"}
                 </Button>
               </td>
