@@ -96,6 +96,9 @@ describe("kubernetes attempts", () => {
     expect(cluster.created.configMap).toEqual({ "prompt.md": "Fix it", "context.json": '{"a":1}' });
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["message", "log", "cost"]));
     expect(events.find((e) => e.type === "message")).toMatchObject({ payload: { text: "hello" } });
+    // The run view is told what contains the pod.
+    const sandboxSeen = events.find((e) => e.type === "sandbox")?.payload;
+    expect(sandboxSeen).toMatchObject({ phase: "started", kind: "kubernetes", network: { mode: "restricted" } });
     // The NetworkPolicy exists before the Job (its pod never runs unfenced) and goes last.
     expect(cluster.calls[0]).toBe("networkpolicy airlock-run1-att1");
     expect(cluster.calls.slice(-2)).toEqual([expect.stringMatching(/^delete configmap/), "delete networkpolicy airlock-run1-att1"]);

@@ -4,10 +4,10 @@ import { dirname, resolve, sep } from "node:path";
 import { guessArtifactKind, guessMediaType } from "@/server/agents/artifacts";
 import { createOutputDecoder } from "@/server/agents/output-decoder";
 import { EventChannel } from "@/server/agents/event-channel";
-import { type AgentAdapter, type AgentExit, type AgentSession, AgentStartError, type CollectedArtifact } from "@/server/agents/types";
-import type { AgentEvent } from "@/server/domain/events/catalogue";
+import { type AgentAdapter, type AgentExit, type AgentSession, AgentStartError, type CollectedArtifact, type SessionEvent } from "@/server/agents/types";
 import { jobName, renderAttemptJob, type K8sJobManifest } from "@/server/domain/pools/k8s-manifest";
 import { type K8sNetworkPolicy, renderAttemptNetworkPolicy } from "@/server/domain/pools/k8s-network-policy";
+import type { SandboxStarted } from "@/server/execution/sandbox/events";
 import { defaultSandboxLimits } from "@/server/execution/sandbox/policy";
 import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
 import type { StackSpec } from "@/server/domain/stacks/spec";
@@ -85,7 +85,15 @@ export function createKubernetesAdapter(opts: { api: KubeApi; claim: Claim; spec
         await api.deleteNetworkPolicy(namespace, policy.metadata.name).catch(() => undefined);
         throw new AgentStartError(`the cluster refused the Job: ${(err as Error).message}`, { cause: err });
       }
-      return follow({ api, namespace, name, inputName, pollMs, options, outputFormat: spec.adapter.outputFormat });
+      const started: SandboxStarted = {
+        phase: "started",
+        kind: "kubernetes",
+        unsandboxedReason: null,
+        network: { mode: sandbox.network.mode, allowedHosts: sandbox.network.mode === "none" ? [] : sandbox.network.allowedHosts.slice(0, 200) },
+        limits: sandbox.limits,
+        user: `uid ${manifest.spec.template.spec.securityContext.runAsUser as number}, non-root, read-only root, no capabilities, NetworkPolicy ${policy.metadata.name}`,
+      };
+      return follow({ api, namespace, name, inputName, pollMs, options, outputFormat: spec.adapter.outputFormat, started });
     },
   };
 }
@@ -98,8 +106,10 @@ function follow(p: {
   pollMs: number;
   options: Parameters<AgentAdapter["start"]>[0];
   outputFormat: "airlock" | "claude-stream-json";
+  started: SandboxStarted;
 }): AgentSession {
-  const channel = new EventChannel<AgentEvent>(p.options.onEvent);
+  const channel = new EventChannel<SessionEvent>(p.options.onEvent);
+  channel.push({ type: "sandbox", payload: p.started });
   const decoder = createOutputDecoder({ format: p.outputFormat });
   const frames = createArtifactFrameReader();
   const sessionId = `k8s-${randomUUID()}`;
