@@ -122,7 +122,6 @@ async function startCommand(config: CommandAdapterConfig, options: AgentStartOpt
       stateDir: sandbox.kind === "bubblewrap" ? sandbox.stateDir : sessionDir,
       onBlocked: (b) => emit({ type: "sandbox", payload: { phase: "blocked", ...b } }),
     });
-    await Promise.race([once(proc.child, "spawn"), once(proc.child, "error").then(([err]) => Promise.reject(err))]);
   } catch (err) {
     await rm(sessionDir, { recursive: true, force: true });
     if (err instanceof SandboxLaunchError) throw new AgentStartError(err.message);

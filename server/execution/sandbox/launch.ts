@@ -1,6 +1,7 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { lstatSync } from "node:fs";
+import { once } from "node:events";
+import { lstatSync, readFileSync } from "node:fs";
 import { chmod, mkdir, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
@@ -153,6 +154,7 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
       detached: true,
       ...(hostUid !== null ? { uid: hostUid, gid: hostUid } : {}),
     });
+    await spawned(child);
   } catch (err) {
     await proxy?.close();
     throw err;
@@ -164,6 +166,14 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
   let forget: (() => Promise<void>) | null = null;
   let finished = false;
   const killAll = (sig: NodeJS.Signals, keepInit: boolean) => {
+    // The agent itself first, at once (the init's children), then everything else in the namespace.
+    if (initPid !== null) {
+      try {
+        for (const pid of readFileSync(`/proc/${initPid}/task/${initPid}/children`, "utf8").trim().split(/\s+/).filter(Boolean)) process.kill(Number(pid), sig);
+      } catch {
+        /* gone */
+      }
+    }
     void (namespace ? processesIn(namespace) : Promise.resolve([] as number[])).then((pids) => {
       for (const pid of pids) {
         if (keepInit && pid === initPid) continue;
@@ -221,6 +231,9 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
     child.once("exit", done);
   });
 
+  // The session starts once the sandbox's init runs and is watched and recorded (or it exited).
+  await ready;
+
   const started: SandboxStarted = {
     phase: "started",
     kind: "bubblewrap",
@@ -260,10 +273,18 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
   };
 }
 
+/** Resolves once the process runs; rejects with the spawn error (ENOENT, EACCES …). */
+async function spawned(child: ChildProcess): Promise<void> {
+  await Promise.race([once(child, "spawn"), once(child, "error").then(([err]) => Promise.reject(err as Error))]);
+  // Later errors (a failed signal delivery) must not crash the worker; exit is authoritative.
+  child.on("error", () => {});
+}
+
 /** A plain child in its own process group: only for a trusted pool an admin let run unsandboxed. */
-function launchUnsandboxed(req: Extract<LaunchRequest, { kind: "none" }>): SandboxedProcess {
+async function launchUnsandboxed(req: Extract<LaunchRequest, { kind: "none" }>): Promise<SandboxedProcess> {
   const [command, ...args] = req.argv as [string, ...string[]];
   const child = spawn(command, args, { cwd: req.cwd, env: req.env as NodeJS.ProcessEnv, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+  await spawned(child);
   const signal = (sig: "SIGTERM" | "SIGKILL") => {
     try {
       if (child.pid) process.kill(-child.pid, sig); // negative pid: the whole process group
