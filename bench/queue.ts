@@ -91,7 +91,7 @@ async function main() {
       if (!attempt) await new Promise((r) => setTimeout(r, 5));
     }
     if (attempt.status !== "succeeded") throw new Error(`bench attempt failed: ${attempt.exitReason}`);
-    const sandboxed = await db.runEvent.findFirst({ where: { runId: run.id, type: "sandbox" }, select: { payload: true } });
+    const sandboxed = await db.runEvent.findFirst({ where: { runId: run.id, type: "sandbox" }, orderBy: { seq: "asc" }, select: { payload: true } });
     if (((sandboxed?.payload as { kind?: string } | undefined)?.kind ?? "none") !== (variant === "sandbox" ? "bubblewrap" : "none")) {
       throw new Error(`bench run ${i} did not run ${variant === "sandbox" ? "in the sandbox" : "unsandboxed"}`);
     }

@@ -42,9 +42,12 @@ export type SandboxLayout = {
 const forwarderScript = (socat: string) =>
   [
     `${socat} TCP-LISTEN:${sandboxProxyPort},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${sandboxProxySocket} 2>/dev/null &`,
-    // Start the agent only once the forwarder listens (port 3128 is 0C38 in /proc/net/tcp).
-    "i=0; while ! grep -q ':0C38 ' /proc/net/tcp 2>/dev/null; do",
-    "  i=$((i+1)); if [ $i -gt 1000 ]; then echo 'airlock sandbox: the egress forwarder did not start' >&2; exit 125; fi; sleep 0.005;",
+    // Start the agent only once the forwarder listens (port 3128 is 0C38 in /proc/net/tcp),
+    // checked with shell builtins only: a few fast tries, then every 10 ms, for at most 10 s.
+    'listening() { while IFS= read -r l; do case "$l" in *:0C38\\ *) return 0;; esac; done < /proc/net/tcp; return 1; }',
+    "i=0; until listening; do",
+    "  i=$((i+1)); if [ $i -gt 1200 ]; then echo 'airlock sandbox: the egress forwarder did not start' >&2; exit 125; fi",
+    "  if [ $i -gt 200 ]; then sleep 0.01; fi",
     "done",
     'exec "$@"',
   ].join("\n");
