@@ -75,11 +75,15 @@ export function bwrapArgs(layout: SandboxLayout): string[] {
   args.push("--proc", "/proc", "--dev", "/dev");
   // /tmp first: a writable folder that lives under the host's /tmp is then bound over it.
   args.push("--bind", layout.tmpDir, "/tmp");
-  for (const p of layout.readOnly) args.push("--ro-bind", p, p);
+  // A folder bound from inside a hidden one (the repository's objects in the data folder) goes
+  // on after the mask; the others before it, so the mask hides what they would show.
+  const under = (p: string) => layout.hiddenDirs.some((d) => p.startsWith(`${d}/`));
+  for (const p of layout.readOnly.filter((p) => !under(p))) args.push("--ro-bind", p, p);
   // Masks go on before the writable binds, so a writable folder under a hidden one is bound
   // into the (still writable) empty folder, which is made read-only afterwards.
   for (const d of layout.hiddenDirs) args.push("--tmpfs", d);
   for (const f of layout.hiddenFiles) args.push("--ro-bind", "/dev/null", f);
+  for (const p of layout.readOnly.filter(under)) args.push("--ro-bind", p, p);
   for (const p of layout.writable) args.push("--bind", p, p);
   if (layout.proxySocket) args.push("--ro-bind", layout.proxySocket, sandboxProxySocket);
   for (const d of layout.hiddenDirs) args.push("--remount-ro", d);

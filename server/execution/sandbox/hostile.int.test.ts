@@ -138,6 +138,14 @@ describe.each(tiers)("a hostile agent in a $name", ({ isFork }) => {
     for (const t of targets) expect(existsSync(t), t).toBe(false);
   });
 
+  it("uses git in its worktree, but cannot write into the repository's objects or refs", async () => {
+    const refBefore = readFileSync(join(local.repoPath, "refs", "heads", "main"), "utf8").trim();
+    const { said } = await runHostile(isFork, ["git"]);
+    expect(said[0]).toBe(`git status 0, head ${local.sha}, diff README.md | 2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)`);
+    expect(said[1]).toMatch(/^blocked: commit \d+, update-ref \d+$/);
+    expect(readFileSync(join(local.repoPath, "refs", "heads", "main"), "utf8").trim()).toBe(refBefore);
+  });
+
   it("is not root and holds no capability", async () => {
     const { said } = await runHostile(isFork, ["root"]);
     expect(said.at(-1)).toBe("blocked: uid 1000, no capabilities (0000000000000000)");
