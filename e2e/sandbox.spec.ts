@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createRun, e2eDb, repositoryOf } from "./db";
+import { createRun, repositoryOf, e2eDbForSpec } from "./db";
 import { demoUser, expect, signIn, test } from "./fixtures";
 
 // What the run view and the pool page say about the sandbox, from what a worker records: the
@@ -7,19 +7,13 @@ import { demoUser, expect, signIn, test } from "./fixtures";
 // the limit that ended the attempt), the run header's warning for an unsandboxed attempt, and
 // the pool page's warning for a pool allowed to run without one.
 
-type Db = Awaited<ReturnType<typeof e2eDb>>;
-let db: Db;
-test.beforeAll(async () => {
-  db = await e2eDb();
-});
-test.afterAll(async () => {
-  await db?.end();
-});
+const database = e2eDbForSpec();
 
 const limits = { memoryMb: 4096, processes: 512, cpuSeconds: 3600, diskMb: 10240 };
 
 /** A failed attempt with its sandbox events, as the worker appends them. */
 async function attemptWith(runId: string, payloads: Record<string, unknown>[], exitReason: string) {
+  const db = database();
   const attemptId = `e2e${randomUUID().replaceAll("-", "").slice(0, 20)}`;
   await db.query(
     `INSERT INTO "DispatchAttempt" ("id", "runId", "number", "status", "fencingToken", "startedAt", "finishedAt", "exitReason") VALUES ($1, $2, 1, 'failed', 1, now(), now(), $3)`,
@@ -32,6 +26,7 @@ async function attemptWith(runId: string, payloads: Record<string, unknown>[], e
 }
 
 test("the run view shows the sandbox: network, hosts, limits, blocked connections and the limit that ended it", async ({ page, baseURL }) => {
+  const db = database();
   const runId = await createRun(db, { repositoryId: await repositoryOf(db, demoUser("user_maintainer").email, "maintainer"), title: "Sandboxed e2e", status: "failed" });
   const reason = "killed: memory limit 4 GiB (4.1 GiB in use)";
   await attemptWith(
@@ -61,6 +56,7 @@ test("the run view shows the sandbox: network, hosts, limits, blocked connection
 });
 
 test("the run header warns when an attempt ran without a sandbox, with the admin setting that allowed it", async ({ page, baseURL }) => {
+  const db = database();
   const runId = await createRun(db, { repositoryId: await repositoryOf(db, demoUser("user_maintainer").email, "maintainer"), title: "Unsandboxed e2e", status: "failed" });
   const why = "sandbox unavailable: install bubblewrap; an admin allowed pool trusted-local to run unsandboxed";
   await attemptWith(runId, [{ phase: "started", kind: "none", unsandboxedReason: why, network: { mode: "open", allowedHosts: [] }, limits: null, user: null }], "`node` exited with code 1");
@@ -71,6 +67,7 @@ test("the run header warns when an attempt ran without a sandbox, with the admin
 });
 
 test("the pool page shows each pool's sandbox and warns about one allowed to run unsandboxed", async ({ page, baseURL }) => {
+  const db = database();
   const name = `unsandboxed-${randomUUID().slice(0, 8)}`;
   const { rows } = await db.query<{ id: string }>(`SELECT "id" FROM "ServiceAccount" WHERE "privileged" = false LIMIT 1`);
   await db.query(
