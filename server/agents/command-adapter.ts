@@ -233,7 +233,7 @@ function runSession({ config, options, proc, sessionId, sessionDir, command, pen
     clearInterval(heartbeat);
     options.signal?.removeEventListener("abort", onAbort);
     // End whatever the agent left running (its sandbox or its group), so attempts never leak processes.
-    const ended = await proc.finish();
+    const ended = await proc.finish(signal);
     const drained = await Promise.race([
       outputClosed.then(() => true),
       new Promise<boolean>((r) => setTimeout(() => r(false), drainTimeoutMs)),

@@ -224,7 +224,8 @@ describe.each(tiers)("a hostile agent in a $name, when its worker is killed", ({
     });
     children.push(worker);
     await enqueue(getDb(), "run.dispatch", { runId: run.id });
-    await until("the daemon to start", () => runsAnywhere(marker), 30_000);
+    // The agent says so once its daemon runs (the marker is on the sandbox's own command line earlier).
+    await until("the daemon to start", async () => agentSaid(await eventsOf(run.id)).includes(`daemon started (${marker})`), 60_000);
     worker.kill("SIGKILL");
     await until("the daemon to be gone", () => !runsAnywhere(marker), 3000);
   });

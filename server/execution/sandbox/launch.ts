@@ -10,7 +10,7 @@ import { type BlockedConnection, startEgressProxy } from "./egress-proxy";
 import type { SandboxEnded, SandboxStarted } from "./events";
 import { recordSandbox } from "./lifetime";
 import { type LimitHit, pidNamespaceOf, processesIn, startMonitor } from "./monitor";
-import type { SandboxLimits, SandboxNetwork } from "./policy";
+import { describeLimit, type SandboxLimits, type SandboxNetwork } from "./policy";
 import { probeSandbox, sandboxesRunAsOtherUser } from "./probe";
 import { systemEntries } from "./system";
 
@@ -50,8 +50,12 @@ export type SandboxedProcess = {
   /** SIGTERM: to every process inside. SIGKILL: ends the sandbox and all it holds. */
   signal(sig: "SIGTERM" | "SIGKILL"): void;
   readonly limitHit: LimitHit | null;
-  /** After the process exited: stops watching, closes the proxy, kills any leftover. */
-  finish(): Promise<SandboxEnded>;
+  /**
+   * After the process exited (with `exitSignal` when a signal killed the agent): stops
+   * watching, closes the proxy, kills any leftover. A kernel limit's signal (SIGXCPU, SIGXFSZ)
+   * counts as that limit ending the attempt.
+   */
+  finish(exitSignal?: NodeJS.Signals | null): Promise<SandboxEnded>;
 };
 
 export class SandboxLaunchError extends Error {}
@@ -159,11 +163,13 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
     await proxy?.close();
     throw err;
   }
+  // Recorded at once (its namespace once known), so a worker killed even now leaves it to the reaper.
+  const outerPid = child.pid!;
+  let forget: (() => Promise<void>) | null = await recordSandbox(req.stateDir, id, outerPid, null).catch(() => null);
 
   let limitHit: LimitHit | null = null;
   let monitor: ReturnType<typeof startMonitor> | null = null;
   let namespace: string | null = null;
-  let forget: (() => Promise<void>) | null = null;
   let finished = false;
   const killAll = (sig: NodeJS.Signals, keepInit: boolean) => {
     // The agent itself first, at once (the init's children), then everything else in the namespace.
@@ -221,7 +227,7 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
               },
             });
           }
-          if (child.pid) forget = await recordSandbox(req.stateDir, id, child.pid, ns).catch(() => null);
+          if (ns) forget = (await recordSandbox(req.stateDir, id, outerPid, ns).catch(() => null)) ?? forget;
           done();
         });
       }
@@ -250,15 +256,17 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
     get limitHit() {
       return limitHit;
     },
-    finish: async () => {
+    finish: async (exitSignal) => {
       finished = true;
       await ready;
+      await (monitor as ReturnType<typeof startMonitor> | null)?.checkDisk().catch(() => undefined);
       (monitor as ReturnType<typeof startMonitor> | null)?.stop();
       // The init is gone once bubblewrap exited; anything still in the namespace is killed.
       killAll("SIGKILL", false);
       await proxy?.close();
       await (forget as (() => Promise<void>) | null)?.();
       const peak = (monitor as ReturnType<typeof startMonitor> | null)?.peak;
+      limitHit ??= limitOfSignal(exitSignal ?? null, limits);
       const hit = limitHit as LimitHit | null;
       return {
         phase: "ended",
@@ -271,6 +279,13 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
       };
     },
   };
+}
+
+/** The limit a kernel signal enforces: SIGXCPU (a process's CPU seconds), SIGXFSZ (a file's size). */
+function limitOfSignal(signal: NodeJS.Signals | null, limits: SandboxLimits): LimitHit | null {
+  if (signal === "SIGXCPU") return { limit: "cpu", reason: `killed: ${describeLimit("cpu", limits)} (SIGXCPU)` };
+  if (signal === "SIGXFSZ") return { limit: "disk", reason: `killed: ${describeLimit("disk", limits)} (a file reached it: SIGXFSZ)` };
+  return null;
 }
 
 /** Resolves once the process runs; rejects with the spawn error (ENOENT, EACCES …). */

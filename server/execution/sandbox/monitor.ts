@@ -61,6 +61,8 @@ export async function diskUsage(paths: string[], maxEntries = 500_000): Promise<
 
 export type SandboxMonitor = {
   stop(): void;
+  /** Measures the writable folders once more (at exit: a write the kernel cut short at the limit counts). */
+  checkDisk(): Promise<void>;
   /** The first limit passed, if any. */
   readonly hit: LimitHit | null;
   readonly peak: SandboxUsage;
@@ -87,6 +89,14 @@ export function startMonitor(opts: {
     opts.onLimit(hit);
   };
 
+  const checkDisk = async () => {
+    lastDisk = Date.now();
+    const disk = mb(await diskUsage(opts.diskPaths));
+    peak.diskMb = Math.max(peak.diskMb, disk);
+    // The kernel stops a single file at the limit (RLIMIT_FSIZE), so reaching it counts.
+    if (disk >= limits.diskMb) breach("disk", `${formatMb(Math.round(disk))} written`);
+  };
+
   const sample = async () => {
     if (busy || stopped || hit) return;
     busy = true;
@@ -109,12 +119,7 @@ export function startMonitor(opts: {
       // The kernel caps tasks at the limit (RLIMIT_NPROC), so a runaway sits just under it.
       else if (usage.processes >= Math.floor(limits.processes * 0.95)) breach("processes", `${usage.processes} processes and threads`);
       else if (usage.cpuSeconds >= limits.cpuSeconds) breach("cpu", `${Math.round(usage.cpuSeconds)} s used`);
-      if (!hit && Date.now() - lastDisk >= (opts.diskIntervalMs ?? 2000)) {
-        lastDisk = Date.now();
-        const disk = mb(await diskUsage(opts.diskPaths));
-        peak.diskMb = Math.max(peak.diskMb, disk);
-        if (disk >= limits.diskMb) breach("disk", `${formatMb(Math.round(disk))} written`);
-      }
+      if (!hit && Date.now() - lastDisk >= (opts.diskIntervalMs ?? 2000)) await checkDisk();
     } finally {
       busy = false;
     }
@@ -128,6 +133,7 @@ export function startMonitor(opts: {
       stopped = true;
       clearInterval(timer);
     },
+    checkDisk: () => (hit ? Promise.resolve() : checkDisk()),
     get hit() {
       return hit;
     },
