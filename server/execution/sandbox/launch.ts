@@ -9,7 +9,7 @@ import { bwrapArgs, proxyEnvironment, sandboxUid } from "./bwrap-args";
 import { type BlockedConnection, startEgressProxy } from "./egress-proxy";
 import type { SandboxEnded, SandboxStarted } from "./events";
 import { recordSandbox } from "./lifetime";
-import { type LimitHit, pidNamespaceOf, processesIn, startMonitor } from "./monitor";
+import { type LimitHit, pidNamespaceOf, processesIn, processTree, startMonitor } from "./monitor";
 import { describeLimit, type SandboxLimits, type SandboxNetwork } from "./policy";
 import { probeSandbox, sandboxesRunAsOtherUser } from "./probe";
 import { systemEntries } from "./system";
@@ -180,7 +180,9 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
         /* gone */
       }
     }
-    void (namespace ? processesIn(namespace) : Promise.resolve([] as number[])).then((pids) => {
+    // SIGTERM: the init's descendants (cheap, while it lives). SIGKILL: the whole namespace, to be sure.
+    const targets = sig === "SIGKILL" ? (namespace ? processesIn(namespace) : Promise.resolve([] as number[])) : initPid !== null ? processTree(initPid) : Promise.resolve([] as number[]);
+    void targets.then((pids) => {
       for (const pid of pids) {
         if (keepInit && pid === initPid) continue;
         try {
@@ -217,7 +219,7 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
           namespace = ns;
           if (ns && !finished) {
             monitor = startMonitor({
-              namespace: ns,
+              initPid: initPid!,
               limits,
               diskPaths: [...req.writablePaths, tmpDir],
               onLimit: (hit) => {

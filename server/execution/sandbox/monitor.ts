@@ -6,8 +6,8 @@ import { describeLimit, formatMb, type LimitName, type SandboxLimits } from "./p
 // the per-process bounds (rlimits set before bubblewrap starts: address space, processes,
 // CPU seconds, file size); this adds the bounds over the whole sandbox that rlimits cannot
 // express: resident memory and CPU time of all its processes together, its task count, and
-// the bytes in its writable folders. Its processes are found by their pid namespace, so a
-// daemon that detached and re-parented itself is still counted.
+// the bytes in its writable folders. Its processes are the init's descendants: a daemon that
+// detached is re-parented to the init of its pid namespace, so it is still counted.
 
 export type LimitHit = { limit: LimitName; reason: string };
 
@@ -28,6 +28,28 @@ export async function processesIn(namespace: string): Promise<number[]> {
     if ((await pidNamespaceOf(Number(name))) === namespace) pids.push(Number(name));
   }
   return pids;
+}
+
+/**
+ * Host pids of a process and all its descendants, from /proc/<pid>/task/<tid>/children. Used on
+ * the sandbox's init: its pid namespace re-parents every orphan to it, so nothing inside escapes
+ * the walk, and it costs what the sandbox holds, not what the machine runs.
+ */
+export async function processTree(root: number, max = 100_000): Promise<number[]> {
+  const seen: number[] = [];
+  let level = [root];
+  while (level.length > 0 && seen.length < max) {
+    seen.push(...level);
+    const next = await Promise.all(
+      level.map(async (pid) => {
+        const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+        const lists = await Promise.all(tasks.map((t) => readFile(`/proc/${pid}/task/${t}/children`, "utf8").catch(() => "")));
+        return lists.flatMap((l) => l.split(" ").filter(Boolean).map(Number));
+      }),
+    );
+    level = next.flat();
+  }
+  return seen;
 }
 
 /** utime+stime+cutime+cstime (ticks), threads and resident pages from /proc/<pid>/stat. */
@@ -69,7 +91,8 @@ export type SandboxMonitor = {
 };
 
 export function startMonitor(opts: {
-  namespace: string;
+  /** The sandbox's init (its host pid). */
+  initPid: number;
   limits: SandboxLimits;
   diskPaths: string[];
   onLimit: (hit: LimitHit) => void;
@@ -104,7 +127,7 @@ export function startMonitor(opts: {
       let ticks = 0;
       let threads = 0;
       let rss = 0;
-      for (const pid of await processesIn(opts.namespace)) {
+      for (const pid of await processTree(opts.initPid)) {
         const s = await statOf(pid);
         if (!s) continue;
         ticks += s.ticks;
