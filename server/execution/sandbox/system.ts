@@ -20,7 +20,8 @@ export function systemEntries(): SystemEntry[] {
 /**
  * What of the host an agent reads besides the system folders: the project (its node_modules
  * hold the agent tool chain), minus the data folder and any `.env` file, so no server secret
- * (auth secret, database password, environment files) is in a file it can open.
+ * (auth secret, database password, environment files, the test servers' database URLs) is in a
+ * file it can open.
  */
 export function hostView(opts: { projectRoot: string; dataDir: string }): { readOnlyPaths: string[]; hiddenPaths: string[] } {
   const root = resolve(opts.projectRoot);
@@ -31,5 +32,6 @@ export function hostView(opts: { projectRoot: string; dataDir: string }): { read
       return [];
     }
   })();
-  return { readOnlyPaths: [root], hiddenPaths: [...new Set([resolve(opts.dataDir), join(root, ".airlock"), ...envFiles])] };
+  // test-results/ holds the test servers' database URLs while the suites run.
+  return { readOnlyPaths: [root], hiddenPaths: [...new Set([resolve(opts.dataDir), join(root, ".airlock"), join(root, "test-results"), ...envFiles])] };
 }
