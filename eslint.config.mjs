@@ -21,7 +21,7 @@ export default defineConfig([
         {
           patterns: [
             {
-              regex: "^@/server/(?!db/generated/enums$|domain/stacks/spec$|domain/.+/schemas$)",
+              regex: "^@/server/(?!db/generated/enums$|domain/stacks/spec$|(?:domain|execution)/.+/schemas$)",
               allowTypeImports: true,
               message: "Components import server code only as types (or enums/schemas); fetch data through tRPC.",
             },

@@ -1,7 +1,10 @@
 // Queue and transcript benchmark: `npm run bench -- queue`.
 //  1. Dispatch latency: enqueue (commit of the run.dispatch job) -> attempt claimed by an idle
-//     in-process worker (LISTEN/NOTIFY pickup, admission, pool lock), and -> agent session
-//     started (workspace worktree + adapter), p50/p99 over sequential runs.
+//     in-process worker (LISTEN/NOTIFY pickup, admission, pool lock), -> agent session started
+//     (workspace worktree + adapter; in the sandbox: bubblewrap's init running, watched and
+//     recorded), and -> the agent's first event stored, p50/p99 over sequential runs, with the
+//     bubblewrap sandbox and without it (a trusted pool an admin let run unsandboxed),
+//     alternating run by run so both see the same machine.
 //  1b. The claim alone (claimNextAttempt called directly): p50/p99, and the SQL statements it
 //     sends in all and inside its transaction (the part that holds the run and pool locks),
 //     counted at the pg driver, and the CPU time this process spent on it: figures that, unlike
@@ -18,6 +21,7 @@ import { performance } from "node:perf_hooks";
 import pg from "pg";
 
 const TARGET_P50_MS = 50;
+const TARGET_SANDBOX_ADDED_MS = 100;
 const TARGET_EVENTS_PER_SECOND = 5_000;
 const DISPATCH_SAMPLES = 60;
 const APPEND_SECONDS = 4;
@@ -49,9 +53,11 @@ async function main() {
   const maintainer = { user: await db.user.create({ data: { id: randomUUID(), email: "bench@airlock.local", name: "Bench" } }) };
   const local = await fixtures.createLocalRepository({ files: { "README.md": "bench\n" } });
   await db.membership.create({ data: { userId: maintainer.user.id, repositoryId: local.repository.id, role: "maintainer" } });
-  await fixtures.createPool({ concurrency: 100 });
+  // Trusted, and allowed to run unsandboxed: the baseline of the sandbox's cost.
+  await fixtures.createPool({ concurrency: 100, allowUnsandboxed: true });
+  const hello = 'process.stdout.write(JSON.stringify({ type: "message", payload: { role: "assistant", text: "hi" } }) + "\\n")';
   const quick = await fixtures.createStack(
-    fixtures.scriptedSpec({ adapter: { kind: "command", command: ["node", "-e", "0"], env: [], outputFormat: "airlock" } }),
+    fixtures.scriptedSpec({ adapter: { kind: "command", command: ["node", "-e", hello], env: [], outputFormat: "airlock" } }),
   );
   const worker = await startWorker({ settings: { dataDir: local.dataDir, keepFailedWorkspaceMs: 0 }, demo: false });
 
@@ -66,8 +72,13 @@ async function main() {
   });
   await listener.query(`LISTEN ${RUN_EVENTS_CHANNEL}`);
   const toClaim: number[] = [];
-  const toSession: number[] = [];
-  for (let i = 0; i < DISPATCH_SAMPLES + 5; i++) {
+  type Variant = "sandbox" | "none";
+  const toSession: Record<Variant, number[]> = { sandbox: [], none: [] };
+  const toFirstEvent: Record<Variant, number[]> = { sandbox: [], none: [] };
+  for (let i = 0; i < 2 * DISPATCH_SAMPLES + 10; i++) {
+    const variant: Variant = i % 2 === 0 ? "sandbox" : "none";
+    // Without a working sandbox, admission runs the trusted pool unsandboxed (the admin's setting).
+    worker.ctx.settings.sandbox = variant === "none" ? { available: false, reason: "bench: the unsandboxed baseline" } : undefined;
     const run = await fixtures.createExecRun({ repositoryId: local.repository.id, stack: quick, sha: local.sha, actorUserId: maintainer.user.id });
     // Start each sample with an idle worker (the previous attempt's cleanup finished).
     while (worker.ctx.inflight.size > 0) await Promise.allSettled([...worker.ctx.inflight]);
@@ -80,14 +91,25 @@ async function main() {
       if (!attempt) await new Promise((r) => setTimeout(r, 5));
     }
     if (attempt.status !== "succeeded") throw new Error(`bench attempt failed: ${attempt.exitReason}`);
-    if (i < 5) continue; // warm-up
+    const sandboxed = await db.runEvent.findFirst({ where: { runId: run.id, type: "sandbox" }, orderBy: { seq: "asc" }, select: { payload: true } });
+    if (((sandboxed?.payload as { kind?: string } | undefined)?.kind ?? "none") !== (variant === "sandbox" ? "bubblewrap" : "none")) {
+      throw new Error(`bench run ${i} did not run ${variant === "sandbox" ? "in the sandbox" : "unsandboxed"}`);
+    }
+    const first = await db.runEvent.findFirstOrThrow({ where: { runId: run.id, type: "message" }, select: { createdAt: true } });
+    if (i < 10) continue; // warm-up
     toClaim.push(firstNotice.get(run.id)! - t0);
-    toSession.push(attempt.startedAt!.getTime() - t0);
+    toSession[variant].push(attempt.startedAt!.getTime() - t0);
+    toFirstEvent[variant].push(first.createdAt.getTime() - t0);
   }
   await listener.end();
   await worker.stop();
   toClaim.sort((a, b) => a - b);
-  toSession.sort((a, b) => a - b);
+  for (const v of ["sandbox", "none"] as const) {
+    toSession[v].sort((a, b) => a - b);
+    toFirstEvent[v].sort((a, b) => a - b);
+  }
+  const added = pct(toSession.sandbox, 50) - pct(toSession.none, 50);
+  const addedFirst = pct(toFirstEvent.sandbox, 50) - pct(toFirstEvent.none, 50);
 
   // ------------------------------------------------ 1b. the claim alone
   const { claimNextAttempt } = await import("@/server/domain/runs/claim-attempt");
@@ -186,8 +208,14 @@ async function main() {
       `Queue benchmark (${DISPATCH_SAMPLES} sequential dispatches; appends in batches of ${BATCH} for ${APPEND_SECONDS} s)`,
       row("enqueue -> attempt claimed (admitted), p50", `${fmt(pct(toClaim, 50))} ms`, `< ${TARGET_P50_MS} ms`, pct(toClaim, 50) < TARGET_P50_MS),
       row("enqueue -> attempt claimed (admitted), p99", `${fmt(pct(toClaim, 99))} ms`, "", true),
-      row("enqueue -> agent session started, p50", `${fmt(pct(toSession, 50))} ms`, "", true),
-      row("enqueue -> agent session started, p99", `${fmt(pct(toSession, 99))} ms`, "", true),
+      row("enqueue -> session started, unsandboxed, p50", `${fmt(pct(toSession.none, 50))} ms`, "", true),
+      row("enqueue -> session started, bubblewrap, p50", `${fmt(pct(toSession.sandbox, 50))} ms`, "", true),
+      row("  added by the sandbox at p50", `${fmt(added)} ms`, `< ${TARGET_SANDBOX_ADDED_MS} ms`, added < TARGET_SANDBOX_ADDED_MS),
+      row("enqueue -> session started, unsandboxed, p99", `${fmt(pct(toSession.none, 99))} ms`, "", true),
+      row("enqueue -> session started, bubblewrap, p99", `${fmt(pct(toSession.sandbox, 99))} ms`, "", true),
+      row("enqueue -> agent's first event, unsandboxed, p50", `${fmt(pct(toFirstEvent.none, 50))} ms`, "", true),
+      row("enqueue -> agent's first event, bubblewrap, p50", `${fmt(pct(toFirstEvent.sandbox, 50))} ms`, "", true),
+      row("  added by the sandbox at p50", `${fmt(addedFirst)} ms`, `< ${TARGET_SANDBOX_ADDED_MS} ms`, addedFirst < TARGET_SANDBOX_ADDED_MS),
       row("claim alone (admission, pool lock), p50", `${fmt(pct(claimMs, 50))} ms`, "", true),
       row("claim alone, p99", `${fmt(pct(claimMs, 99))} ms`, "", true),
       row("claim alone: this process's CPU time, p50", `${fmt(pct(claimCpuMs, 50))} ms`, "", true),

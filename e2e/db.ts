@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { test } from "@playwright/test";
 import pg from "pg";
 
 // Direct access to the e2e server's throwaway database (its URL is written by
@@ -9,6 +10,18 @@ import pg from "pg";
 
 export async function e2eDb() {
   return connect("test-results/e2e-database-url");
+}
+
+/** The e2e database for every test of a spec: opened before the first, closed after the last. */
+export function e2eDbForSpec(): () => pg.Client {
+  let db: pg.Client | undefined;
+  test.beforeAll(async () => {
+    db = await e2eDb();
+  });
+  test.afterAll(async () => {
+    await db?.end();
+  });
+  return () => db!;
 }
 
 // A loop spec's own server (e2e/loop/serve.mjs: a web server and a worker share its database),

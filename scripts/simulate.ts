@@ -19,7 +19,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { failedCheckRun, prComment, pullRequestEvent, type Delivery } from "../server/domain/ingest/fixtures/deliveries";
 import { signBody } from "../server/domain/ingest/signature";
-import { persistentDataDir } from "./lib/postgres.mjs";
+import { persistentDataDir, persistentClusterUrl } from "./lib/postgres.mjs";
 
 type Sent = { label: string; deliveryId: string; status: number; answer: string };
 type Options = { url: string; secret: string; count: number };
@@ -95,9 +95,10 @@ function parseArgs(argv: string[]): { scenario: string | undefined; opts: Option
 async function databaseUrl(): Promise<string | null> {
   if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
   try {
-    // `npm start`'s embedded PostgreSQL: fixed credentials, port in its postmaster.pid.
-    const port = readFileSync(join(await persistentDataDir(), "postmaster.pid"), "utf8").split("\n")[3]?.trim();
-    return port ? `postgresql://postgres:airlock@127.0.0.1:${port}/airlock` : null;
+    // `npm start`'s embedded PostgreSQL: port in its postmaster.pid, password beside the cluster.
+    const dir = await persistentDataDir();
+    const port = readFileSync(join(dir, "postmaster.pid"), "utf8").split("\n")[3]?.trim();
+    return port ? persistentClusterUrl(dir, port) : null;
   } catch {
     return null;
   }

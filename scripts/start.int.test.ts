@@ -1,11 +1,11 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildIsCurrent } from "./lib/bootstrap.mjs";
-import { freePort } from "./lib/postgres.mjs";
+import { freePort, persistentClusterUrl } from "./lib/postgres.mjs";
 
 // `npm start` end to end, on a fresh copy of the checkout: start, health, Ctrl-C,
 // no PostgreSQL left; a second start seeds nothing twice; a crash (SIGKILL) of
@@ -123,7 +123,12 @@ describe("npm start", () => {
     else expect(s.dataDir).toBe(join(copy, ".airlock", "postgres"));
     const health = await fetch(`http://127.0.0.1:${s.port}/api/health`);
     expect(health.status).toBe(200);
-    const runs = await countRuns(`postgresql://postgres:airlock@127.0.0.1:${s.dbPort}/airlock`);
+    // Its own random password, beside the cluster, readable by its owner only; the old constant is refused.
+    const passwordFile = join(dirname(s.dataDir), "postgres-password");
+    expect(statSync(passwordFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(passwordFile, "utf8").trim()).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    await expect(countRuns(`postgresql://postgres:airlock@127.0.0.1:${s.dbPort}/airlock`)).rejects.toThrow(/password authentication failed/);
+    const runs = await countRuns(persistentClusterUrl(s.dataDir, s.dbPort));
     expect(runs).toBeGreaterThan(10);
     expect(await stopWith(s, "SIGINT")).toBe(0);
     expect(await waitGone(s.dataDir)).toEqual([]);
@@ -131,7 +136,7 @@ describe("npm start", () => {
     // A second start keeps the data and seeds nothing twice.
     const again = await start(quiet);
     expect(again.dataDir).toBe(s.dataDir);
-    expect(await countRuns(`postgresql://postgres:airlock@127.0.0.1:${again.dbPort}/airlock`)).toBe(runs);
+    expect(await countRuns(persistentClusterUrl(again.dataDir, again.dbPort))).toBe(runs);
     expect(await stopWith(again, "SIGINT")).toBe(0);
     expect(await waitGone(s.dataDir)).toEqual([]);
   }, 600_000);

@@ -4,7 +4,7 @@
 // .airlock/ unless DATABASE_URL is set), migrates, seeds the demo (idempotent),
 // starts the worker and the web server, and prints the URL and the demo logins. Ctrl-C stops
 // everything it started, PostgreSQL included.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -58,6 +58,18 @@ function localSecret(name) {
 const authSecret = () => process.env.BETTER_AUTH_SECRET ?? localSecret("auth-secret");
 /** GET /api/metrics answers only with it (production refuses every scrape without one). */
 const metricsToken = () => process.env.AIRLOCK_METRICS_TOKEN ?? localSecret("metrics-token");
+
+/**
+ * Agents run in a bubblewrap sandbox (socat carries their egress proxy): without it, untrusted
+ * attempts are refused. Says so once, with the one command that installs both.
+ */
+function sandboxCheck() {
+  const ok = (cmd, args) => spawnSync(cmd, args, { stdio: "ignore" }).status === 0;
+  const bwrap = ok("bwrap", ["--version"]);
+  const socat = ok("socat", ["-V"]);
+  if (bwrap && socat) return null;
+  return `  \x1b[33mNo agent sandbox on this machine\x1b[0m (${[!bwrap && "bubblewrap", !socat && "socat"].filter(Boolean).join(" and ")} missing): untrusted attempts are refused.\n  Install it with:  apt-get install -y bubblewrap socat\n`;
+}
 
 function startChild(name, cmd, args, env, { pipeStdout = false } = {}) {
   const child = spawn(cmd, args, { cwd: root, env, stdio: ["pipe", pipeStdout ? "pipe" : "inherit", "inherit"] });
@@ -145,7 +157,7 @@ try {
       `  Metrics:  curl -H "Authorization: Bearer $${process.env.AIRLOCK_METRICS_TOKEN ? "AIRLOCK_METRICS_TOKEN" : "(cat .airlock/metrics-token)"}" ${url}/api/metrics`,
       "  Press Ctrl-C to stop.",
       "",
-    ].join("\n") + "\n",
+    ].join("\n") + "\n" + (sandboxCheck() ?? ""),
   );
 } catch (err) {
   fail(err);

@@ -9,6 +9,7 @@ import { Empty, Field, Names, Section } from "./section";
 import type { RunDetailView } from "./types";
 import { ApprovalActions } from "@/components/approvals/approval-actions";
 import { LabelChangeSummary } from "@/components/approvals/label-change";
+import { SandboxSection } from "./sandbox-section";
 
 // The right pane: how the run executed and what it may touch. Attempts and
 // their timing, runner pod/job, service accounts and native RBAC, the admission
@@ -62,6 +63,8 @@ export function DetailsPane({ run }: { run: RunDetailView }) {
           </ol>
         )}
       </Section>
+
+      <SandboxSection run={run} />
 
       <Section title="Service accounts">
         <dl className="space-y-1">

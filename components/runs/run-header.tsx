@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -54,6 +55,8 @@ export function RunHeader({ run }: { run: RunDetailView }) {
   const runtimeSa = run.admission?.runtimeServiceAccount ?? lastAttempt?.runtimeServiceAccount ?? run.runnerPool?.runtimeServiceAccount.name ?? null;
   const runnerSa = run.admission?.runnerServiceAccount ?? lastAttempt?.runnerServiceAccount ?? run.runnerPool?.runnerServiceAccount.name ?? null;
   const pending = run.approvals.filter((a) => a.status === "pending").length;
+  // An admin let this trusted pool run without a sandbox, and an attempt did: never quietly.
+  const unsandboxed = run.attempts.findLast((a) => a.sandbox?.started?.kind === "none") ?? null;
   return (
     <header className="space-y-2">
       <nav aria-label="Breadcrumb" className="text-sm text-zinc-600 dark:text-zinc-400">
@@ -115,6 +118,11 @@ export function RunHeader({ run }: { run: RunDetailView }) {
           {formatUsd(run.costUsd)} · {(run.inputTokens + run.outputTokens).toLocaleString("en")} tokens
         </Item>
       </Card>
+      {unsandboxed && (
+        <Alert variant="banner">
+          Attempt {unsandboxed.number} ran without a sandbox: {unsandboxed.sandbox?.started?.unsandboxedReason ?? "an admin allowed its pool to run unsandboxed"}.
+        </Alert>
+      )}
     </header>
   );
 }

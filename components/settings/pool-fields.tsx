@@ -2,9 +2,11 @@
 
 import { useFormContext, useWatch } from "react-hook-form";
 import { CheckboxField, NumberField, SelectField, TextAreaField, TextField } from "@/components/forms/fields";
-import { CheckboxGroupField } from "@/components/forms/list-fields";
+import { CheckboxGroupField, StringListField } from "@/components/forms/list-fields";
+import { Badge } from "@/components/ui/badge";
 import { taskKindLabel } from "@/components/ui/format";
-import { POOL_KINDS } from "@/server/domain/pools/forms/schemas";
+import { formatMb } from "@/server/execution/sandbox/schemas";
+import { NETWORK_MODES, POOL_KINDS } from "@/server/domain/pools/forms/schemas";
 import { TASK_KINDS } from "@/server/domain/ingest/schemas";
 
 // The fields of the pool, service account and grant dialogs; paths follow their zod schemas.
@@ -35,7 +37,62 @@ export function PoolFields({ accounts }: { accounts: { id: string; name: string;
         <SelectField name="runnerServiceAccountId" label="Runner service account" hint="What launches the attempt" options={accountOptions} />
       </div>
       <CheckboxGroupField name="allowedTaskKinds" label="Allowed task kinds" hint="None checked: every task kind." options={taskKindOptions} />
+      <PoolSandboxFields />
     </>
+  );
+}
+
+const networkLabels: Record<string, string> = {
+  none: "none: its own loopback only",
+  restricted: "restricted: only the allowed hosts, through the egress proxy",
+  open: "open: any host but this machine (trusted pools only)",
+};
+
+/** What every attempt on the pool runs inside: network, limits, and the unsandboxed fallback. */
+function PoolSandboxFields() {
+  const { control } = useFormContext();
+  const mode = useWatch({ control, name: "networkMode" }) as string;
+  const tier = useWatch({ control, name: "trustTier" }) as string;
+  const unsandboxed = useWatch({ control, name: "allowUnsandboxed" }) as boolean;
+  return (
+    <fieldset className="space-y-3 rounded border border-zinc-200 p-3 dark:border-zinc-800">
+      <legend className="px-1 text-xs font-semibold">Sandbox</legend>
+      <SelectField
+        name="networkMode"
+        label="Network"
+        hint="The host's loopback (database, web server, worker) is never reachable, whatever the mode."
+        options={NETWORK_MODES.map((m) => ({ value: m, label: networkLabels[m] ?? m }))}
+      />
+      {mode === "restricted" && (
+        <StringListField
+          name="allowedHosts"
+          label="Allowed hosts"
+          hint="Besides the stack's model API (and the forge's git host on trusted pools). host, *.domain or ip, with an optional :port."
+          itemLabel="Allowed host"
+          addLabel="Add host"
+          placeholder="registry.npmjs.org"
+          mono
+        />
+      )}
+      <div className="grid gap-3 sm:grid-cols-2">
+        <NumberField name="memoryLimitMb" label="Memory (MiB)" hint="All its processes together" />
+        <NumberField name="processLimit" label="Processes" hint="Processes and threads at once" />
+        <NumberField name="cpuLimitSeconds" label="CPU time (s)" hint="All its processes together" />
+        <NumberField name="diskLimitMb" label="Workspace disk (MiB)" hint="Workspace, artifacts, HOME, /tmp" />
+      </div>
+      {tier === "trusted" && (
+        <CheckboxField
+          name="allowUnsandboxed"
+          label="Run without a sandbox where none works"
+          hint="Only for a trusted pool, on a machine without bubblewrap: its agents then see the worker's files and network. Shown as a warning on every such run."
+        />
+      )}
+      {tier === "trusted" && unsandboxed && (
+        <p role="alert" className="rounded bg-red-50 px-2 py-1 text-xs text-red-800 dark:bg-red-950 dark:text-red-200">
+          Attempts on this pool may run unsandboxed: nothing then stops an agent from reading the worker&apos;s secrets.
+        </p>
+      )}
+    </fieldset>
   );
 }
 
@@ -109,5 +166,23 @@ export function ConfigGrantFields({ stacks, pools }: { stacks: { id: string; nam
       <PoolScopeFields pools={pools} tierHint="Unchecked: untrusted pools may receive it too." />
       <CheckboxGroupField name="taskKinds" label="Task kinds that may receive it" hint="None checked: every task kind." options={taskKindOptions} />
     </>
+  );
+}
+
+/** The pools table's sandbox cell: network, limits, and a warning when it may run unsandboxed. */
+export function PoolSandboxSummary({ pool }: { pool: { kind: string; trustTier: string; networkMode: string; allowedHosts: string[]; memoryLimitMb: number; processLimit: number; allowUnsandboxed: boolean } }) {
+  return (
+    <span className="flex flex-col gap-0.5">
+      <span>
+        network <code>{pool.networkMode}</code>
+        {pool.networkMode === "restricted" && pool.allowedHosts.length > 0 && ` (${pool.allowedHosts.join(", ")})`}
+      </span>
+      <span className="text-zinc-600 dark:text-zinc-400">
+        {formatMb(pool.memoryLimitMb)}, {pool.processLimit} processes
+      </span>
+      {pool.allowUnsandboxed && pool.trustTier === "trusted" && pool.kind === "local" && (
+        <Badge tone="danger">may run unsandboxed</Badge>
+      )}
+    </span>
   );
 }

@@ -15,6 +15,7 @@ import { taskKindLabel } from "@/components/ui/format";
 import {
   configGrantSchema,
   secretGrantSchema,
+  poolSandboxDefaults,
   zRunnerPoolInput,
   zServiceAccountInput,
   type ConfigGrantFormValues,
@@ -23,7 +24,7 @@ import {
   type ServiceAccountFormValues,
 } from "@/server/domain/pools/forms/schemas";
 import { DialogForm } from "./dialog-form";
-import { ConfigGrantFields, PoolFields, SecretGrantFields, ServiceAccountFields } from "./pool-fields";
+import { ConfigGrantFields, PoolFields, PoolSandboxSummary, SecretGrantFields, ServiceAccountFields } from "./pool-fields";
 
 // Runner pools, service accounts, and Secret and ConfigMap grants (names only, never values),
 // with the pools and task kinds each grant reaches. Airlock admins change them; everyone else
@@ -93,8 +94,8 @@ export function PoolSettings() {
       {!canEdit.allowed && <ReadOnlyNote reason={canEdit.reason} />}
 
       <section aria-label="Runner pools" className="space-y-2">
-        <div className="flex items-center justify-between"><h2 className="text-sm font-semibold">Runner pools</h2>{add("Add pool", { kind: "pool", id: null, version: null, values: { name: "", trustTier: "trusted", kind: "local", concurrency: 2, allowedTaskKinds: [], runtimeServiceAccountId: "", runnerServiceAccountId: "" } })}</div>
-        <Table aria-label="Runner pools" className="[&_td]:align-top" columns={["Pool", "Trust tier", "Kind", "Concurrency", "Task kinds", "Service accounts", { label: "Actions", srOnly: true }]}>
+        <div className="flex items-center justify-between"><h2 className="text-sm font-semibold">Runner pools</h2>{add("Add pool", { kind: "pool", id: null, version: null, values: { name: "", trustTier: "trusted", kind: "local", concurrency: 2, allowedTaskKinds: [], runtimeServiceAccountId: "", runnerServiceAccountId: "", ...poolSandboxDefaults } })}</div>
+        <Table aria-label="Runner pools" className="[&_td]:align-top" columns={["Pool", "Trust tier", "Kind", "Concurrency", "Task kinds", "Sandbox", "Service accounts", { label: "Actions", srOnly: true }]}>
           {s.pools.map((p) => (
             <tr key={p.id}>
               <td className="font-mono">{p.name} <Badge tone="muted">v{p.version}</Badge></td>
@@ -102,9 +103,12 @@ export function PoolSettings() {
               <td>{p.kind}</td>
               <td>{p.concurrency}</td>
               <td className="text-xs">{p.allowedTaskKinds.length === 0 ? "every kind" : p.allowedTaskKinds.map((k) => taskKindLabel[k]).join(", ")}</td>
+              <td className="text-xs">
+                <PoolSandboxSummary pool={p} />
+              </td>
               <td className="font-mono text-xs">runtime {p.runtimeServiceAccount.name}{p.runtimeServiceAccount.privileged && " (privileged)"}<br />runner {p.runnerServiceAccount.name}</td>
               <td>
-                <Button type="button" size="sm" variant="ghost" aria-label={`${canEdit.allowed ? "Edit" : "View"} pool ${p.name}`} onClick={() => setEditing({ kind: "pool", id: p.id, version: p.version, values: { name: p.name, trustTier: p.trustTier, kind: p.kind, concurrency: p.concurrency, allowedTaskKinds: p.allowedTaskKinds, runtimeServiceAccountId: p.runtimeServiceAccountId, runnerServiceAccountId: p.runnerServiceAccountId } })}>
+                <Button type="button" size="sm" variant="ghost" aria-label={`${canEdit.allowed ? "Edit" : "View"} pool ${p.name}`} onClick={() => setEditing({ kind: "pool", id: p.id, version: p.version, values: { name: p.name, trustTier: p.trustTier, kind: p.kind, concurrency: p.concurrency, allowedTaskKinds: p.allowedTaskKinds, runtimeServiceAccountId: p.runtimeServiceAccountId, runnerServiceAccountId: p.runnerServiceAccountId, networkMode: p.networkMode, allowedHosts: p.allowedHosts, memoryLimitMb: p.memoryLimitMb, processLimit: p.processLimit, cpuLimitSeconds: p.cpuLimitSeconds, diskLimitMb: p.diskLimitMb, allowUnsandboxed: p.allowUnsandboxed } })}>
                   {canEdit.allowed ? "Edit" : "View"}
                 </Button>
               </td>

@@ -309,6 +309,20 @@ function EventBody({ row, runId, expanded, collapsed, query, onToggle, onToggleS
       return summaryLine("queue", `Attempt ${n(p.attemptNumber) ?? "?"} ${s(p.phase)}${s(p.poolName) ? ` on ${s(p.poolName)}` : ""}${n(p.waitMs) !== null ? ` after ${formatDuration(n(p.waitMs))}` : ""}`, "muted");
     case "admission":
       return summaryLine(p.admitted === true ? "admitted" : "refused", s(p.summary), p.admitted === true ? "success" : "danger");
+    case "sandbox": {
+      // Written by the worker (an agent cannot emit it): what contains the agent, what it refused.
+      if (s(p.phase) === "blocked") return summaryLine("blocked", `${clip(s(p.host), 300)}:${n(p.port) ?? "?"} — ${clip(s(p.reason), 300)}`, "danger");
+      if (s(p.phase) === "ended") {
+        return s(p.reason)
+          ? summaryLine("sandbox", clip(s(p.reason), 500), "danger")
+          : summaryLine("sandbox", `ended: peak ${n(p.peakMemoryMb) ?? 0} MiB, ${n(p.peakProcesses) ?? 0} processes, ${n(p.cpuSeconds) ?? 0} s CPU, ${n(p.blockedConnections) ?? 0} blocked`, "muted");
+      }
+      const net = (p.network && typeof p.network === "object" ? p.network : {}) as { mode?: unknown; allowedHosts?: unknown };
+      const hosts = Array.isArray(net.allowedHosts) ? net.allowedHosts.filter((h): h is string => typeof h === "string") : [];
+      return s(p.kind) === "none"
+        ? summaryLine("no sandbox", clip(s(p.unsandboxedReason), 500), "danger")
+        : summaryLine("sandbox", `${s(p.kind)}, network ${s(net.mode)}${hosts.length > 0 ? ` (${clip(hosts.join(", "), 500)})` : ""}`, "info");
+    }
     case "trigger_matched":
       return summaryLine("trigger", `Rule ${s(p.ruleName)} matched (${words(s(p.triggerKind))})`, "muted");
     case "dispatch_skipped":

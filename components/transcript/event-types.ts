@@ -21,6 +21,7 @@ export const transcriptEventTypes = [
   "context_assembled",
   "admission",
   "context_attached",
+  "sandbox",
 ] as const;
 
 /** Events after which the run's header and panes are out of date. */
@@ -31,4 +32,6 @@ export const runChangingTypes: ReadonlySet<string> = new Set([
   "write_back_completed",
   "cost",
   "admission",
+  // A blocked connection or a limit: the sandbox section of the right pane.
+  "sandbox",
 ]);

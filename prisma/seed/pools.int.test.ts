@@ -37,7 +37,7 @@ async function admitSeeded(taskKind: TaskKind, isFork: boolean) {
     stackSnapshot: snapshot,
     repository: { fullName: repository.fullName, trustTier: "trusted" as const },
   };
-  const plan = planAdmission({ inputs: await loadAdmissionInputs(db, run), policy: await loadCurrentPolicy(db, "runner_selection"), kubernetesAvailable: false });
+  const plan = planAdmission({ inputs: await loadAdmissionInputs(db, run), policy: await loadCurrentPolicy(db, "runner_selection"), kubernetesAvailable: false, sandbox: { available: true, reason: null } });
   const d = plan.decision;
   return { pool: d.pool?.name, runtime: d.runtimeServiceAccount, granted: d.secretsGranted.map((s) => s.name).sort(), privileged: d.privilegedCredentials };
 }

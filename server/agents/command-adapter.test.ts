@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AgentEvent, zAgentEvent } from "@/server/domain/events/catalogue";
 import { type CommandAdapterConfig, createCommandAdapter } from "./command-adapter";
-import { type AgentStartOptions, AgentStartError } from "./types";
+import { testSandbox } from "@/server/execution/sandbox/testing";
+import { type AgentStartOptions, AgentStartError, type SessionEvent } from "./types";
 
 // These tests run real child processes (node scripts under ./fixtures).
 
@@ -42,6 +43,7 @@ async function startAgent(
     artifactsDir,
     env: {},
     limits: { wallClockMs: 10_000 },
+    sandbox: testSandbox(),
     ...options,
   });
 }
@@ -49,11 +51,12 @@ async function startAgent(
 async function runAgent(argv: string[], config: Partial<CommandAdapterConfig> = {}, options: Partial<AgentStartOptions> = {}) {
   const session = await startAgent(argv, config, options);
   const events: AgentEvent[] = [];
-  for await (const event of session.events) events.push(event);
-  return { session, events, exit: await session.exit };
+  const sandboxEvents: SessionEvent[] = [];
+  for await (const event of session.events) (event.type === "sandbox" ? sandboxEvents : events).push(event as AgentEvent);
+  return { session, events, sandboxEvents, exit: await session.exit };
 }
 
-const texts = (events: AgentEvent[], type: AgentEvent["type"], stream?: string) =>
+const texts = (events: SessionEvent[], type: SessionEvent["type"], stream?: string) =>
   events
     .filter((e) => e.type === type && (stream === undefined || (e.payload as { stream?: string }).stream === stream))
     .map((e) => (e.payload as { text: string }).text);
@@ -78,7 +81,19 @@ async function waitUntil(check: () => boolean, ms = 3000): Promise<boolean> {
   return check();
 }
 
-function grandchildPid(events: AgentEvent[]): number {
+/** Whether a process whose command line holds `marker` runs anywhere on this machine. */
+function runsAnywhere(marker: string): boolean {
+  for (const pid of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker) && isAlive(Number(pid))) return true;
+    } catch {
+      /* gone */
+    }
+  }
+  return false;
+}
+
+function grandchildPid(events: SessionEvent[]): number {
   const text = texts(events, "message").find((t) => t.startsWith("grandchild "));
   return Number(text?.split(" ")[1]);
 }
@@ -156,9 +171,11 @@ describe("command adapter: Airlock JSON lines", () => {
   });
 
   it("calls onEvent with the same events the iterable yields", async () => {
-    const seen: AgentEvent[] = [];
-    const { events } = await runAgent([node, fixture("emit-events.mjs")], {}, { onEvent: (e) => seen.push(e) });
-    expect(seen).toEqual(events);
+    const seen: SessionEvent[] = [];
+    const { events, sandboxEvents } = await runAgent([node, fixture("emit-events.mjs")], {}, { onEvent: (e) => seen.push(e) });
+    expect(seen.filter((e) => e.type !== "sandbox")).toEqual(events);
+    // The sandbox's own events: what it enforced first, how it ended last.
+    expect(sandboxEvents.map((e) => (e.payload as { phase: string }).phase)).toEqual(["started", "ended"]);
   });
 });
 
@@ -206,7 +223,7 @@ describe("command adapter: stopping", () => {
     const session = await startAgent([node, fixture("ignore-sigterm.mjs")], {}, {
       onEvent: (e) => e.type === "message" && started(),
     });
-    const events: AgentEvent[] = [];
+    const events: SessionEvent[] = [];
     const reading = (async () => {
       for await (const e of session.events) events.push(e);
     })();
@@ -224,15 +241,16 @@ describe("command adapter: stopping", () => {
     expect(texts(events, "log", "system")).toContain("The agent did not exit within 0.3 s of SIGTERM: SIGKILL");
     const pid = grandchildPid(events);
     expect(pid).toBeGreaterThan(0);
-    expect(await waitUntil(() => !isAlive(pid))).toBe(true);
+    // The pid printed is the sandbox's own; on the host, look for its command line.
+    expect(await waitUntil(() => !runsAnywhere(`grandchild-of-${session.sessionId}`))).toBe(true);
   });
 
   it("reaps processes the agent left behind when it exits", async () => {
-    const { events, exit } = await runAgent([node, fixture("leave-orphan.mjs")]);
+    const { events, exit, session } = await runAgent([node, fixture("leave-orphan.mjs")]);
     expect(exit.status).toBe("succeeded");
     const pid = grandchildPid(events);
     expect(pid).toBeGreaterThan(0);
-    expect(await waitUntil(() => !isAlive(pid))).toBe(true);
+    expect(await waitUntil(() => !runsAnywhere(`grandchild-of-${session.sessionId}`))).toBe(true);
   });
 
   it("times out at the wall-clock limit", async () => {

@@ -1,10 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { access, constants as fsConstants, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { constants as osConstants, tmpdir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { type AgentEvent, truncateText } from "@/server/domain/events/catalogue";
+import { launchAgentProcess, SandboxLaunchError, type SandboxedProcess } from "@/server/execution/sandbox/launch";
 import { type ArtifactLimits, collectArtifacts, defaultArtifactLimits } from "./artifacts";
 import { EventChannel } from "./event-channel";
 import { LineSplitter } from "./line-splitter";
@@ -16,10 +16,11 @@ import {
   type AgentSession,
   type AgentStartOptions,
   AgentStartError,
+  type SessionEvent,
 } from "./types";
 
 // Runs a configured command as the agent: argv (no shell), in the attempt's
-// workspace, in its own process group, with only the variables it was granted.
+// workspace, inside the attempt's sandbox (server/execution/sandbox), with only the variables it was granted.
 // The prompt goes on stdin, the context bundle in a JSON file; stdout is decoded
 // line by line into events; stderr becomes log lines; artifacts are collected
 // from AIRLOCK_ARTIFACTS_DIR once the process has exited.
@@ -94,51 +95,83 @@ async function startCommand(config: CommandAdapterConfig, options: AgentStartOpt
     AIRLOCK_SESSION_ID: sessionId,
   };
 
-  let child: ChildProcess;
+  const found = await findCommand(command, env.PATH ?? "", workspaceDir);
+  if (!found) {
+    await rm(sessionDir, { recursive: true, force: true });
+    throw new AgentStartError(`could not start \`${command}\`: command not found`);
+  }
+
+  const sandbox = options.sandbox;
+  let proc: SandboxedProcess;
+  const pending: SessionEvent[] = [];
+  let emit = (e: SessionEvent): void => {
+    pending.push(e);
+  };
   try {
-    // The cast only drops Next's global claim that NODE_ENV is always set: the agent must not inherit it.
-    const childEnv = env as NodeJS.ProcessEnv;
-    child = spawn(command, args, { cwd: workspaceDir, env: childEnv, detached: true, stdio: ["pipe", "pipe", "pipe"] });
-    await Promise.race([once(child, "spawn"), once(child, "error").then(([err]) => Promise.reject(err))]);
+    proc = await launchAgentProcess({
+      ...(sandbox.kind === "none" ? { kind: "none" as const, reason: sandbox.reason } : { kind: "bubblewrap" as const }),
+      argv: [command, ...args],
+      env,
+      cwd: workspaceDir,
+      writablePaths: [workspaceDir, artifactsDir, home, ...(sandbox.kind === "bubblewrap" ? sandbox.writablePaths : [])],
+      readOnlyPaths: [contextFile, ...(sandbox.kind === "bubblewrap" ? sandbox.readOnlyPaths : [])],
+      hiddenPaths: sandbox.kind === "bubblewrap" ? sandbox.hiddenPaths : [],
+      network: sandbox.kind === "bubblewrap" ? sandbox.network : { mode: "open", allowedHosts: [] },
+      limits: sandbox.kind === "bubblewrap" ? sandbox.limits : { memoryMb: 0, processes: 0, cpuSeconds: 0, diskMb: 0 },
+      sessionDir,
+      stateDir: sandbox.kind === "bubblewrap" ? sandbox.stateDir : sessionDir,
+      onBlocked: (b) => emit({ type: "sandbox", payload: { phase: "blocked", ...b } }),
+    });
   } catch (err) {
     await rm(sessionDir, { recursive: true, force: true });
+    if (err instanceof SandboxLaunchError) throw new AgentStartError(err.message);
     const e = err as NodeJS.ErrnoException;
     const why =
       e.code === "ENOENT" ? "command not found" : e.code === "EACCES" ? "permission denied" : e.message;
     throw new AgentStartError(`could not start \`${command}\`: ${why}`, { cause: err });
   }
+  const session = runSession({ config, options, proc, sessionId, sessionDir, command, pending });
+  emit = session.emit;
+  return session.session;
+}
 
-  // Later errors (e.g. a failed signal delivery) must not crash the worker; exit is authoritative.
-  child.on("error", () => {});
-  return runSession({ config, options, child, sessionId, sessionDir, command });
+/** The command's path on the agent's PATH (or relative to its cwd), or null when it is not there. */
+async function findCommand(command: string, path: string, cwd: string): Promise<string | null> {
+  const candidates = command.includes("/") ? [isAbsolute(command) ? command : resolve(cwd, command)] : path.split(":").filter(Boolean).map((d) => join(d, command));
+  for (const c of candidates) {
+    if (await access(c, fsConstants.X_OK).then(() => true, () => false)) return c;
+  }
+  return null;
 }
 
 type SessionParts = {
   config: CommandAdapterConfig;
   options: AgentStartOptions;
-  child: ChildProcess;
+  proc: SandboxedProcess;
   sessionId: string;
   sessionDir: string;
   command: string;
+  /** Sandbox events that arrived before the session existed. */
+  pending: SessionEvent[];
 };
 
-function runSession({ config, options, child, sessionId, sessionDir, command }: SessionParts): AgentSession {
+const signalNames = Object.fromEntries(Object.entries(osConstants.signals).map(([name, n]) => [n, name])) as Record<number, NodeJS.Signals>;
+
+function runSession({ config, options, proc, sessionId, sessionDir, command, pending }: SessionParts): { session: AgentSession; emit: (e: SessionEvent) => void } {
   const graceMs = config.killGraceMs ?? 5000;
-  const channel = new EventChannel<AgentEvent>(options.onEvent);
+  const channel = new EventChannel<SessionEvent>(options.onEvent);
   const decoder = createOutputDecoder({ format: config.outputFormat, now: config.now });
-  const pid = child.pid as number;
+  const child = proc.child;
+  // Later errors (e.g. a failed signal delivery) must not crash the worker; exit is authoritative.
+  child.on("error", () => {});
   let stopping: { status: "cancelled" | "timed_out"; reason: string } | undefined;
   let killedAfterGrace = false;
   let exited = false;
   let lastStderr = "";
+  channel.push({ type: "sandbox", payload: proc.started });
+  for (const e of pending) channel.push(e);
 
-  const killGroup = (sig: NodeJS.Signals) => {
-    try {
-      process.kill(-pid, sig); // negative pid: the whole process group
-    } catch {
-      /* the group is already gone */
-    }
-  };
+  const killGroup = (sig: "SIGTERM" | "SIGKILL") => proc.signal(sig);
 
   const stdout = new LineSplitter((line, kind, cutBytes) => {
     for (const event of decoder.decodeLine(line, kind, cutBytes)) channel.push(event);
@@ -159,7 +192,7 @@ function runSession({ config, options, child, sessionId, sessionDir, command }: 
   const stop = (status: "cancelled" | "timed_out", reason: string) => {
     if (stopping || exited) return;
     stopping = { status, reason };
-    channel.push(systemLog(`Stopping the agent (${reason}): SIGTERM to its process group`));
+    channel.push(systemLog(`Stopping the agent (${reason}): SIGTERM to ${proc.started.kind === "none" ? "its process group" : "every process in its sandbox"}`));
     killGroup("SIGTERM");
     graceTimer = setTimeout(() => {
       killedAfterGrace = true;
@@ -189,14 +222,18 @@ function runSession({ config, options, child, sessionId, sessionDir, command }: 
   ]);
 
   const exit = (async (): Promise<AgentExit> => {
-    const [code, signal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
+    const [rawCode, rawSignal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
     exited = true;
+    // bubblewrap reports an agent killed by a signal as 128 + its number.
+    const bySignal = proc.started.kind !== "none" && rawCode !== null && rawCode > 128 && rawCode < 128 + 65 ? signalNames[rawCode - 128] : undefined;
+    const code = bySignal ? null : rawCode;
+    const signal = bySignal ?? rawSignal;
     clearTimeout(wallClock);
     clearTimeout(graceTimer);
     clearInterval(heartbeat);
     options.signal?.removeEventListener("abort", onAbort);
-    // Reap whatever the agent left running in its group, so attempts never leak processes.
-    killGroup("SIGKILL");
+    // End whatever the agent left running (its sandbox or its group), so attempts never leak processes.
+    const ended = await proc.finish(signal);
     const drained = await Promise.race([
       outputClosed.then(() => true),
       new Promise<boolean>((r) => setTimeout(() => r(false), drainTimeoutMs)),
@@ -225,6 +262,7 @@ function runSession({ config, options, child, sessionId, sessionDir, command }: 
     }
 
     const { status, reason } = outcome(code, signal);
+    if (proc.started.kind !== "none") channel.push({ type: "sandbox", payload: ended });
     channel.push(systemLog(`Agent exited: ${status} (${reason})`));
     channel.close();
     await rm(sessionDir, { recursive: true, force: true }).catch(() => {});
@@ -233,6 +271,8 @@ function runSession({ config, options, child, sessionId, sessionDir, command }: 
   })();
 
   function outcome(code: number | null, signal: NodeJS.Signals | null): { status: AgentExitStatus; reason: string } {
+    const limit = proc.limitHit;
+    if (limit) return { status: "failed", reason: limit.reason };
     if (stopping) {
       const how = killedAfterGrace ? ` (killed after ${seconds(graceMs)} grace)` : "";
       return { status: stopping.status, reason: `${stopping.reason}${how}` };
@@ -248,9 +288,7 @@ function runSession({ config, options, child, sessionId, sessionDir, command }: 
   }
 
   return {
-    sessionId,
-    events: channel,
-    exit,
-    cancel: (reason) => stop("cancelled", reason),
+    session: { sessionId, events: channel, exit, cancel: (reason) => stop("cancelled", reason) },
+    emit: (e) => channel.push(e),
   };
 }

@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type AgentEvent, zAgentEvent } from "@/server/domain/events/catalogue";
+import { zAgentEvent } from "@/server/domain/events/catalogue";
+import type { SessionEvent } from "./types";
 import { parseScenario, type Scenario } from "./scenario";
 import { builtInScenarioNames, getBuiltInScenario } from "./scenarios";
 import { createScriptedAdapter, type ScriptedAdapterConfig } from "./scripted-adapter";
@@ -32,13 +33,14 @@ function start(config: ScriptedAdapterConfig, options: Partial<AgentStartOptions
     artifactsDir,
     env: {},
     limits: { wallClockMs: 60_000 },
+    sandbox: { kind: "none", reason: "scripted demo agent: no process" },
     ...options,
   });
 }
 
 async function replay(config: ScriptedAdapterConfig, options: Partial<AgentStartOptions> = {}) {
   const session = await start(config, options);
-  const events: AgentEvent[] = [];
+  const events: SessionEvent[] = [];
   for await (const e of session.events) events.push(e);
   return { session, events, exit: await session.exit };
 }
@@ -133,7 +135,7 @@ describe("scripted adapter: timing and stopping", () => {
       onEvent: (e) => e.type === "message" && e.payload.text === "first" && session.cancel("stopped by a maintainer"),
     });
     const t0 = Date.now();
-    const events: AgentEvent[] = [];
+    const events: SessionEvent[] = [];
     for await (const e of session.events) events.push(e);
     const exit = await session.exit;
     expect(Date.now() - t0).toBeLessThan(1000);

@@ -1,5 +1,7 @@
 import type { ArtifactKind } from "@/server/db/generated/enums";
 import type { AgentEvent } from "@/server/domain/events/catalogue";
+import type { SandboxPayload } from "@/server/execution/sandbox/events";
+import type { SandboxLimits, SandboxNetwork } from "@/server/execution/sandbox/policy";
 
 // One interface for every agent adapter (command, scripted). The worker starts a
 // session per attempt, appends its events as RunEvents, and records the exit.
@@ -16,11 +18,33 @@ export type AgentStartOptions = {
   /** The only variables the agent sees besides PATH, HOME, LANG and AIRLOCK_*: granted secrets and config. */
   env: Record<string, string>;
   limits: { wallClockMs: number };
+  /** Where the agent's process runs: a sandbox, or (an admin's choice for a trusted pool) none. */
+  sandbox: AgentSandbox;
   /** Aborting cancels the session, like cancel(reason). */
   signal?: AbortSignal;
   /** Called for every event as it happens, in addition to the `events` iterable. */
-  onEvent?: (event: AgentEvent) => void;
+  onEvent?: (event: SessionEvent) => void;
 };
+
+/** How an adapter that starts a process must contain it (server/execution/sandbox). */
+export type AgentSandbox =
+  | {
+      kind: "bubblewrap";
+      network: SandboxNetwork;
+      limits: SandboxLimits;
+      /** Read-only besides the system folders (the project's tool chain, the repository's git objects). */
+      readOnlyPaths: string[];
+      /** Read-write besides the workspace, artifacts and HOME (a worktree's git folder). */
+      writablePaths: string[];
+      /** Masked inside the read-only paths (the data folder, .env files). */
+      hiddenPaths: string[];
+      /** Where live sandboxes are recorded for the reaper. */
+      stateDir: string;
+    }
+  | { kind: "none"; reason: string };
+
+/** What a session emits: the agent's events, and the worker's own `sandbox` events about it. */
+export type SessionEvent = AgentEvent | { type: "sandbox"; payload: SandboxPayload };
 
 export type AgentExitStatus = "succeeded" | "failed" | "cancelled" | "timed_out";
 
@@ -54,7 +78,7 @@ export interface AgentSession {
    * Every event, in order, ending when the session has exited. Single consumer;
    * events are buffered until read, so read it (or use onEvent) promptly.
    */
-  readonly events: AsyncIterable<AgentEvent>;
+  readonly events: AsyncIterable<SessionEvent>;
   /** Resolves once the agent has exited and artifacts are collected. Never rejects. */
   readonly exit: Promise<AgentExit>;
   /** Stops the session; idempotent. The exit status becomes "cancelled". */

@@ -12,6 +12,8 @@ import { RUN_CANCEL_CHANNEL } from "@/server/domain/runs/cancel";
 import { env, requireDatabaseUrl } from "@/server/env";
 import { enqueue } from "./enqueue";
 import { workerApplicationName } from "./recovery";
+import { reapOrphanedSandboxes } from "@/server/execution/sandbox/lifetime";
+import { probeSandbox } from "@/server/execution/sandbox/probe";
 import { createKubeLauncher } from "./runner/kubernetes";
 import { AttemptRegistry } from "./runner/attempt-registry";
 import { createTaskList } from "./tasks";
@@ -52,6 +54,11 @@ export async function startWorker(opts: StartWorkerOptions = {}) {
   const db = getDb();
   const settings = { ...workerSettings(), ...opts.settings };
   const registry = new AttemptRegistry();
+  // Whatever a dead worker's sandboxes left running ends here, before this one starts any.
+  const reaped = await reapOrphanedSandboxes(join(settings.dataDir, "sandboxes"));
+  if (reaped > 0) log(`ended ${reaped} sandbox(es) a previous worker left running`);
+  const sandbox = await probeSandbox();
+  log(sandbox.available ? `sandbox: ${sandbox.version}` : `${sandbox.reason}: untrusted attempts are refused until it is installed`);
   let poolId = "starting";
   const ctx: WorkerContext = {
     db,

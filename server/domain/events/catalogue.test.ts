@@ -32,6 +32,7 @@ const samples: { [T in RunEventType]: Extract<RunEventInput, { type: T }>["paylo
   heartbeat: {},
   cost: { inputTokens: 1000, outputTokens: 200, usd: 0.01 },
   log: { stream: "stderr", text: "warning" },
+  sandbox: { phase: "blocked", host: "example.com", port: 443, at, reason: "not in the allowlist" },
   approval_requested: {
     approvalId: "a1",
     action: "push_commits",
@@ -63,7 +64,7 @@ const samples: { [T in RunEventType]: Extract<RunEventInput, { type: T }>["paylo
 describe("event catalogue", () => {
   it("has a sample for every type, and every sample validates", () => {
     expect(Object.keys(samples).sort()).toEqual([...runEventTypes].sort());
-    expect(runEventTypes).toHaveLength(19);
+    expect(runEventTypes).toHaveLength(20);
     for (const [type, payload] of Object.entries(samples)) {
       const result = safeValidateRunEvent({ type, payload });
       expect(result, type).toMatchObject({ ok: true });
@@ -133,5 +134,14 @@ describe("event catalogue", () => {
     expect(long).toMatch(/…\[cut: 4\.5 kB\]$/);
     expect(safeValidateRunEvent({ type: "log", payload: { stream: "stdout", text: long } }).ok).toBe(true);
     expect(safeValidateRunEvent({ type: "log", payload: { stream: "stdout", text: "y".repeat(70_000) } }).ok).toBe(false);
+  });
+});
+
+describe("the sandbox event", () => {
+  it("is the worker's to write: no agent line can produce one", async () => {
+    const { safeValidateAgentEvent } = await import("./catalogue");
+    const forged = { type: "sandbox", payload: { phase: "ended", limit: null, reason: null, peakMemoryMb: 0, peakProcesses: 0, cpuSeconds: 0, blockedConnections: 0 } };
+    expect(safeValidateAgentEvent(forged).ok).toBe(false);
+    expect(safeValidateRunEvent(forged).ok).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AppError } from "@/server/errors";
 import { boundText, type JsonLimits } from "@/server/lib/text-boundary";
+import { zSandboxPayload } from "@/server/execution/sandbox/events";
 
 // The RunEvent catalogue: one zod payload schema per event type. A RunEvent row
 // stores `type` and `payload`; everything that appends one (services, adapters,
@@ -279,6 +280,8 @@ export const zRunEventInput = z.discriminatedUnion("type", [
   event("context_assembled", zContextAssembledPayload),
   event("admission", zAdmissionPayload),
   event("context_attached", zContextAttachedPayload),
+  // What the attempt's sandbox enforced, refused and ended (server/execution/sandbox/events.ts).
+  event("sandbox", zSandboxPayload),
 ]);
 
 export type RunEventInput = z.infer<typeof zRunEventInput>;

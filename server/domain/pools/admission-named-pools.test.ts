@@ -33,6 +33,7 @@ function input(opts: { fork: boolean; pools: AdmissionPool[]; secrets?: Admissio
     secretGrants: opts.secrets ?? [],
     configGrants: opts.configs ?? [],
     kubernetesAvailable: false,
+    sandbox: { available: true, reason: null },
   };
 }
 

@@ -62,7 +62,7 @@ function shippedPolicy(f: AdmissionFacts, grants: AdmissionSecretGrant[]): Admis
 }
 
 function input(f: AdmissionFacts, patch: Partial<AdmissionInput> = {}): AdmissionInput {
-  return { ...f, policy: shippedPolicy(f, secretGrants), pools, secretGrants, configGrants, kubernetesAvailable: false, ...patch };
+  return { ...f, policy: shippedPolicy(f, secretGrants), pools, secretGrants, configGrants, kubernetesAvailable: false, sandbox: { available: true, reason: null }, ...patch };
 }
 
 describe("admit", () => {
@@ -252,7 +252,7 @@ describe("admission invariant (property)", () => {
     fc.assert(
       fc.property(arbTask, fc.array(arbPool, { maxLength: 6 }), fc.array(arbSecretGrant, { maxLength: 8 }), (taskKind, pools, grants) => {
         const f = facts({ taskKind, requestedSecrets: ["ANTHROPIC_API_KEY", "GITHUB_TOKEN", "NPM_TOKEN", "sentry-auth-token"] });
-        const d = admit({ ...f, policy: shippedPolicy(f, grants), pools, secretGrants: grants, configGrants: [], kubernetesAvailable: true });
+        const d = admit({ ...f, policy: shippedPolicy(f, grants), pools, secretGrants: grants, configGrants: [], kubernetesAvailable: true, sandbox: { available: true, reason: null } });
         for (const s of d.secretsGranted) {
           const grant = grants.find((g) => g.id === s.grantId)!;
           expect(grant.taskKinds.length === 0 || grant.taskKinds.includes(taskKind)).toBe(true);

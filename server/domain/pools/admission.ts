@@ -1,5 +1,6 @@
 import type { GrantPoolScope, RepoRole, TaskKind, TrustTier } from "@/server/db/generated/enums";
 import { factsFrom, type Facts } from "@/server/domain/policy/facts";
+import { type AdmissionSandbox, decideSandbox, type PoolSandbox, sandboxSkipReason, type SandboxAvailable } from "./sandbox-admission";
 
 // Runner pool selection and grant/RBAC admission for one attempt. Pure: facts in, decision out.
 // The caller evaluates the runner_selection policy through decide() (which stores each decision
@@ -23,6 +24,8 @@ export type AdmissionPool = {
   allowedTaskKinds: TaskKind[];
   runtimeServiceAccount: AdmissionServiceAccount;
   runnerServiceAccount: AdmissionServiceAccount;
+  /** Its sandbox settings; absent (older callers): the defaults, restricted, never unsandboxed. */
+  sandbox?: PoolSandbox;
 };
 
 export type AdmissionSecretGrant = {
@@ -66,6 +69,10 @@ export type AdmissionFacts = {
   requestedSecrets: string[];
   requestedConfigMaps: string[];
   actor: AdmissionActor;
+  /** The agent: whether it starts a process (the scripted demo does not), and the hosts its stack needs. */
+  agent?: { runsProcess: boolean; hosts: string[] };
+  /** The forge's git hosts (trusted pools may reach them). */
+  forgeHosts?: string[];
 };
 
 export type PolicyOutcome<T> = { value: T; decisionId: string | null; rule: string | null; explanation: string };
@@ -77,6 +84,10 @@ export type AdmissionInput = AdmissionFacts & {
   configGrants: AdmissionConfigGrant[];
   /** A Kubernetes cluster is configured, so `kubernetes` pools can launch. */
   kubernetesAvailable: boolean;
+  /** Whether this worker can run sandboxes (absent: it cannot). */
+  sandbox?: SandboxAvailable;
+  /** The network the run's context bundle declares; `none` caps the pool's mode. */
+  declaredNetwork?: "none" | "restricted" | "open";
   /** Attempts starting or running per pool id, to prefer the least loaded pool. */
   activeAttempts?: Record<string, number>;
 };
@@ -92,6 +103,8 @@ export type AdmissionDecision = {
   pool: { id: string; name: string; trustTier: TrustTier; kind: "local" | "kubernetes" } | null;
   runtimeServiceAccount: AdmissionServiceAccount | null;
   runnerServiceAccount: AdmissionServiceAccount | null;
+  /** The sandbox the attempt runs in: kind, network, limits (null when refused). */
+  sandbox?: AdmissionSandbox | null;
   secretsGranted: { name: string; grantId: string; privileged: boolean }[];
   secretsDenied: Denied[];
   configMapsGranted: { name: string; grantId: string }[];
@@ -174,6 +187,8 @@ function choosePool(input: AdmissionInput, tier: TrustTier, privileged: boolean,
       return skip("a kubernetes pool, and no cluster is configured (AIRLOCK_K8S_CONFIG)");
     }
     if (pool.concurrency < 1) return skip("its concurrency is 0");
+    const noSandbox = sandboxSkipReason(input, pool);
+    if (noSandbox) return skip(noSandbox);
     if (privilegedAccount && !privileged) fallback.add(pool.id);
     return true;
   });
@@ -224,6 +239,7 @@ export function admit(input: AdmissionInput): AdmissionDecision {
     pool: null,
     runtimeServiceAccount: null,
     runnerServiceAccount: null,
+    sandbox: null,
     secretsGranted: [],
     secretsDenied: input.requestedSecrets.map((name) => ({ name, reason: "the attempt was not admitted" })),
     configMapsGranted: [],
@@ -268,12 +284,15 @@ export function admit(input: AdmissionInput): AdmissionDecision {
     else configMapsDenied.push({ name, reason: "granted on trusted pools only" });
   }
 
+  const sandbox = decideSandbox(input, pool, untrusted);
   const summary = [
     `${why}: ${pool.name} (${tier}) for ${words(input.taskKind)}`,
     privileged ? "privileged credentials allowed" : "no privileged credentials",
     input.policy.poolTrustTier.explanation,
     ...(note ? [note] : []),
+    sandbox.summary,
     ...overrides,
+    ...sandbox.overrides,
   ].join("; ");
   return {
     ...base,
@@ -282,6 +301,8 @@ export function admit(input: AdmissionInput): AdmissionDecision {
     pool: { id: pool.id, name: pool.name, trustTier: pool.trustTier, kind: pool.kind },
     runtimeServiceAccount: pool.runtimeServiceAccount,
     runnerServiceAccount: pool.runnerServiceAccount,
+    sandbox: sandbox.decision,
+    overrides: [...overrides, ...sandbox.overrides],
     secretsGranted,
     secretsDenied,
     configMapsGranted,

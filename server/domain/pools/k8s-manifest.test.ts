@@ -68,7 +68,9 @@ describe("renderAttemptJob", () => {
   it("runs as the policy-selected service account, locked down", () => {
     const pod = renderAttemptJob(base).spec.template.spec;
     expect(pod.serviceAccountName).toBe("runner-trusted");
-    expect(pod.automountServiceAccountToken).toBe(true);
+    // No API token for an unprivileged account, even on a trusted pool; a privileged one gets it.
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(renderAttemptJob({ ...base, serviceAccount: { ...base.serviceAccount, privileged: true } }).spec.template.spec.automountServiceAccountToken).toBe(true);
     expect(pod.enableServiceLinks).toBe(false);
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: "RuntimeDefault" } });
     const [container] = pod.containers;

@@ -42,6 +42,10 @@ export type K8sJobInput = {
   inputConfigMap?: string;
   ttlSecondsAfterFinished?: number;
   runAsUser?: number;
+  /** The pool's sandbox limits: memory and disk become the container's limits. */
+  limits?: { memoryMb: number; diskMb: number };
+  /** `restricted`: the pod reaches out through the namespace's egress proxy (see k8s-network-policy.ts). */
+  network?: "none" | "restricted" | "open";
 };
 
 type EnvVar =
@@ -150,7 +154,9 @@ export function renderAttemptJob(input: K8sJobInput): K8sJobManifest {
   if (input.command.length === 0 || input.command.some((a) => a.length === 0)) throw invalid("command must be a non-empty argv");
   if (!(input.wallClockMs > 0)) throw invalid("the wall-clock limit must be positive");
 
+  const proxy = input.network === "restricted" ? `http://airlock-egress-proxy.${input.namespace}:3128` : null;
   const env: EnvVar[] = [
+    ...(proxy ? ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"].map((name) => ({ name, value: proxy })) : []),
     { name: "HOME", value: "/home/agent" },
     { name: "AIRLOCK_WORKSPACE_DIR", value: "/workspace" },
     { name: "AIRLOCK_ARTIFACTS_DIR", value: "/artifacts" },
@@ -189,6 +195,7 @@ export function renderAttemptJob(input: K8sJobInput): K8sJobManifest {
     "airlock.dev/trust-tier": input.pool.trustTier,
   };
   const uid = input.runAsUser ?? 1000;
+  const poolLimits: K8sQuantities = input.limits ? { memory: `${input.limits.memoryMb}Mi`, ephemeralStorage: `${input.limits.diskMb}Mi` } : {};
   const scratch = (name: string, sizeLimit: string) => ({ name, emptyDir: { sizeLimit } });
 
   return {
@@ -211,8 +218,8 @@ export function renderAttemptJob(input: K8sJobInput): K8sJobManifest {
         spec: {
           restartPolicy: "Never",
           serviceAccountName: input.serviceAccount.name,
-          // An untrusted agent gets no API credentials at all, whatever the account allows.
-          automountServiceAccountToken: !untrusted,
+          // No API credentials unless the policy gave this trusted attempt a privileged account.
+          automountServiceAccountToken: !untrusted && input.serviceAccount.privileged,
           // Service env vars would reveal the cluster's services to the agent.
           enableServiceLinks: false,
           securityContext: {
@@ -232,7 +239,7 @@ export function renderAttemptJob(input: K8sJobInput): K8sJobManifest {
               env,
               resources: {
                 requests: quantities({ ...defaultResources.requests, ...input.resources?.requests }, "requests"),
-                limits: quantities({ ...defaultResources.limits, ...input.resources?.limits }, "limits"),
+                limits: quantities({ ...defaultResources.limits, ...poolLimits, ...input.resources?.limits }, "limits"),
               },
               securityContext: {
                 privileged: false,
@@ -252,7 +259,7 @@ export function renderAttemptJob(input: K8sJobInput): K8sJobManifest {
             },
           ],
           volumes: [
-            scratch("workspace", "8Gi"),
+            scratch("workspace", input.limits ? `${input.limits.diskMb}Mi` : "8Gi"),
             scratch("artifacts", "512Mi"),
             scratch("home", "1Gi"),
             scratch("tmp", "2Gi"),

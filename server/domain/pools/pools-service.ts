@@ -1,4 +1,5 @@
 import type { Db, RunnerPool, ServiceAccount } from "@/server/db";
+import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
 import { auditActorOf, requireAdmin, type ConfigActor } from "../repositories/access";
@@ -17,7 +18,22 @@ import {
 // service accounts may be privileged (a pool save and an account save lock the accounts involved,
 // so two admins cannot break it together). Each change commits with its audit entry.
 
-const POOL_FIELDS = ["name", "trustTier", "kind", "concurrency", "allowedTaskKinds", "runtimeServiceAccountId", "runnerServiceAccountId"] as const;
+const POOL_FIELDS = [
+  "name",
+  "trustTier",
+  "kind",
+  "concurrency",
+  "allowedTaskKinds",
+  "runtimeServiceAccountId",
+  "runnerServiceAccountId",
+  "networkMode",
+  "allowedHosts",
+  "memoryLimitMb",
+  "processLimit",
+  "cpuLimitSeconds",
+  "diskLimitMb",
+  "allowUnsandboxed",
+] as const;
 const ACCOUNT_FIELDS = ["name", "namespace", "privileged", "description"] as const;
 
 const pick = <T extends object, K extends keyof T>(row: T, keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, row[k]])) as Pick<T, K>;
@@ -86,12 +102,27 @@ async function checkPoolAccounts(db: Db, values: PoolValues, refuse: Refuse) {
   }
 }
 
+/**
+ * Refuses an allowed host that is Airlock's own database or web port on this machine's loopback:
+ * the egress proxy lets a listed `ip:port` through, so that listing would open the server to an agent.
+ */
+function checkAllowedHosts(values: Pick<PoolValues, "allowedHosts">, refuse: Refuse) {
+  const own = new Set([String(env.PORT), env.DATABASE_URL ? new URL(env.DATABASE_URL).port || "5432" : ""].filter(Boolean));
+  for (const host of values.allowedHosts) {
+    const m = /^(?:127\.\d+\.\d+\.\d+|\[::1\]|localhost|0\.0\.0\.0):(\d+)$/.exec(host);
+    if (m && own.has(m[1]!)) {
+      refuse(fieldError("UNPROCESSABLE", "allowedHosts", `${host} is Airlock's own database or web server: an agent may never reach it.`, "allowed_host_is_airlock"));
+    }
+  }
+}
+
 export async function createRunnerPool(opts: { db: Db; actor: ConfigActor; input: unknown }): Promise<RunnerPool> {
   requireAdmin(opts.actor, "change runner pools");
   const values = parseInput(zRunnerPoolInput, opts.input);
   return withUniqueName("pool", values.name, () =>
     refusableTransaction(opts.db, "createRunnerPool", async (tx, refuse) => {
       await checkPoolAccounts(tx, values, refuse);
+      checkAllowedHosts(values, refuse);
       if (await tx.runnerPool.findUnique({ where: { name: values.name }, select: { id: true } })) refuse(nameTaken("pool", values.name));
       const pool = await tx.runnerPool.create({ data: values });
       await recordAudit(tx, {
@@ -130,6 +161,7 @@ export async function updateRunnerPool(opts: { db: Db; actor: ConfigActor; input
       const changes = changedFields(pick(row, POOL_FIELDS), values, POOL_FIELDS);
       if (changes.length === 0) refuse(new AppError("BAD_REQUEST", `Nothing to save: this is version ${row.version}.`, { reason: "unchanged" }));
       await checkPoolAccounts(tx, values, refuse);
+      checkAllowedHosts(values, refuse);
       await checkNamingGrants(tx, row.name, id, values, refuse);
       const version = row.version + 1;
       const pool = await tx.runnerPool.update({ where: { id }, data: { ...values, version } });

@@ -11,6 +11,8 @@ import {
 import { type CurrentPolicy, type PreparedDecision, prepareDecision, storeDecisions } from "../policy/decide";
 import { PolicyFactError } from "../policy/facts";
 import { type StackSpec, zStackSpec } from "../stacks/spec";
+import type { SandboxAvailable } from "../pools/sandbox-admission";
+import { modelProviderHosts, type NetworkMode } from "@/server/execution/sandbox/policy";
 
 // Admission's inputs and its policy decisions: the run's facts, the actor's repository role,
 // pools with their service accounts, grants, and the runner_selection policy (each decision
@@ -30,7 +32,8 @@ export type AdmissionRun = {
   triggerRuleId: string | null;
   stackId: string | null;
   stackSnapshot: Prisma.JsonValue;
-  repository: { fullName: string; trustTier: TrustTier };
+  repository: { fullName: string; trustTier: TrustTier; forge?: string; cloneUrl?: string };
+  contextBundle?: Prisma.JsonValue;
 };
 
 /** What AgentDispatchRun.admission holds: the event payload plus the full decision. */
@@ -66,6 +69,13 @@ export type PoolRow = {
   rnName: string;
   rnNamespace: string;
   rnPrivileged: boolean;
+  networkMode: NetworkMode;
+  allowedHosts: string[];
+  memoryLimitMb: number;
+  processLimit: number;
+  cpuLimitSeconds: number;
+  diskLimitMb: number;
+  allowUnsandboxed: boolean;
   active: number;
 };
 
@@ -87,6 +97,8 @@ export function loadPools(db: Db): Promise<PoolRow[]> {
            p."allowedTaskKinds"::text[] AS "allowedTaskKinds",
            rt."name" AS "rtName", rt."namespace" AS "rtNamespace", rt."privileged" AS "rtPrivileged",
            rn."name" AS "rnName", rn."namespace" AS "rnNamespace", rn."privileged" AS "rnPrivileged",
+           p."networkMode"::text AS "networkMode", coalesce(p."allowedHosts", '{}') AS "allowedHosts", p."memoryLimitMb",
+           p."processLimit", p."cpuLimitSeconds", p."diskLimitMb", p."allowUnsandboxed",
            (SELECT count(*)::int FROM "DispatchAttempt" a WHERE a."runnerPoolId" = p."id" AND a."status" IN ('starting', 'running')) AS "active"
     FROM "RunnerPool" p
     JOIN "ServiceAccount" rt ON rt."id" = p."runtimeServiceAccountId"
@@ -134,8 +146,26 @@ export async function loadAdmissionInputs(db: Db, run: AdmissionRun, preloaded: 
     requestedSecrets: requested.secrets,
     requestedConfigMaps: requested.configMaps,
     actor,
+    agent: { runsProcess: stack?.spec.adapter.kind !== "scripted", hosts: stack ? (modelProviderHosts[stack.spec.modelProvider] ?? []) : [] },
+    forgeHosts: forgeHostsOf(run.repository),
   };
-  return { facts, hasStack: stack !== null, pools, secretGrants, configGrants };
+  return { facts, declaredNetwork: declaredNetworkOf(run.contextBundle), hasStack: stack !== null, pools, secretGrants, configGrants };
+}
+
+/** The git host of a remote forge (a local forge is on disk: none). */
+function forgeHostsOf(repo: AdmissionRun["repository"]): string[] {
+  if (repo.forge !== "github" || !repo.cloneUrl) return [];
+  try {
+    return [new URL(repo.cloneUrl).host.toLowerCase()];
+  } catch {
+    return [];
+  }
+}
+
+/** The network the run's context bundle declares (policy.network). */
+function declaredNetworkOf(bundle: Prisma.JsonValue | undefined): NetworkMode | undefined {
+  const n = (bundle as { policy?: { network?: unknown } } | null | undefined)?.policy?.network;
+  return n === "none" || n === "restricted" || n === "open" ? n : undefined;
 }
 
 /** An admission decided but not yet stored: the choice, and the policy decisions it rests on. */
@@ -146,7 +176,7 @@ export type AdmissionPlan = { decision: AdmissionDecision; policyDecisions: Prep
  * policy properties evaluated (prepared, not stored), then the pure choice. Reads and writes
  * nothing; storeAdmissionDecisions stores the policy decisions before anything may launch.
  */
-export function planAdmission(opts: { inputs: AdmissionInputs; policy: CurrentPolicy; kubernetesAvailable: boolean }): AdmissionPlan {
+export function planAdmission(opts: { inputs: AdmissionInputs; policy: CurrentPolicy; kubernetesAvailable: boolean; sandbox?: SandboxAvailable }): AdmissionPlan {
   const { facts, pools, secretGrants, configGrants } = opts.inputs;
   const policyFacts = runnerSelectionFacts(facts, secretGrants);
   const poolTrustTier = outcomeOf<TrustTier>(opts.policy, policyFacts, "pool_trust_tier", "untrusted");
@@ -164,10 +194,18 @@ export function planAdmission(opts: { inputs: AdmissionInputs; policy: CurrentPo
       allowedTaskKinds: p.allowedTaskKinds,
       runtimeServiceAccount: { name: p.rtName, namespace: p.rtNamespace, privileged: p.rtPrivileged },
       runnerServiceAccount: { name: p.rnName, namespace: p.rnNamespace, privileged: p.rnPrivileged },
+      sandbox: {
+        networkMode: p.networkMode,
+        allowedHosts: p.allowedHosts,
+        limits: { memoryMb: p.memoryLimitMb, processes: p.processLimit, cpuSeconds: p.cpuLimitSeconds, diskMb: p.diskLimitMb },
+        allowUnsandboxed: p.allowUnsandboxed,
+      },
     })),
     secretGrants,
     configGrants,
     kubernetesAvailable: opts.kubernetesAvailable,
+    sandbox: opts.sandbox,
+    declaredNetwork: opts.inputs.declaredNetwork,
     activeAttempts: Object.fromEntries(pools.map((p) => [p.id, p.active])),
   });
   if (!opts.inputs.hasStack && decision.admitted) {

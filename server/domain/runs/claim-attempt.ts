@@ -1,4 +1,5 @@
 import type { Db, Prisma, Tx } from "@/server/db";
+import type { SandboxAvailable } from "../pools/sandbox-admission";
 import { transaction } from "@/server/db";
 import type { AttemptStatus, RunStatus } from "@/server/db/generated/enums";
 import { appendRunEvents } from "../events/append";
@@ -100,6 +101,8 @@ export async function claimNextAttempt(opts: {
   /** Who holds the attempt (host/pid/worker pool), stored as its runnerRef. */
   workerRef: string;
   kubernetesAvailable: boolean;
+  /** Whether this worker can run sandboxes; admission refuses untrusted local attempts without one. */
+  sandbox?: SandboxAvailable;
   now?: () => Date;
 }): Promise<ClaimResult> {
   const now = opts.now ?? (() => new Date());
@@ -115,7 +118,7 @@ export async function claimNextAttempt(opts: {
   if (run.status !== "queued" && !isTerminalRun(run.status)) return { kind: "skipped", reason: `the run is ${run.status}` };
   const plan =
     run.status === "queued"
-      ? planAdmission({ inputs: await loadAdmissionInputs(opts.db, run, { pools }), policy, kubernetesAvailable: opts.kubernetesAvailable })
+      ? planAdmission({ inputs: await loadAdmissionInputs(opts.db, run, { pools }), policy, kubernetesAvailable: opts.kubernetesAvailable, sandbox: opts.sandbox })
       : null;
   return transaction(opts.db, "claimNextAttempt", async (tx) => {
     const locked = await lockRun(tx, opts.runId);
@@ -157,6 +160,7 @@ export async function claimNextAttempt(opts: {
           inputs: await loadAdmissionInputs(tx, run),
           policy: await loadCurrentPolicy(tx, "runner_selection"),
           kubernetesAvailable: opts.kubernetesAvailable,
+          sandbox: opts.sandbox,
         });
       decision = await storeAdmissionDecisions(tx, { runId: run.id, attemptId: attempt.id, plan: planned });
       const stored = storedAdmission(decision, attempt, now());

@@ -5,6 +5,7 @@ import { twoPersonRefusal } from "./causers";
 import { runControls } from "./controls";
 import { isTerminalRun } from "./lifecycle";
 import { admissionView, contextView, stackView } from "./view-model";
+import { maxBlockedShown, sandboxViews } from "@/server/execution/sandbox/report";
 
 export { listRunEvents, searchRunEvents } from "./transcript";
 
@@ -35,7 +36,7 @@ const runDetailInclude = {
 export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: RepoRole; viewerId?: string }) {
   const run = await opts.db.agentDispatchRun.findUnique({ where: { id: opts.runId }, include: { ...runDetailInclude, repository: { select: { ...runDetailInclude.repository.select, twoPersonRule: true } } } });
   if (!run) throw new AppError("NOT_FOUND", "No such run.");
-  const [dropped, runnerPool, twoPerson] = await Promise.all([
+  const [dropped, runnerPool, twoPerson, sandboxEnds, sandboxBlocked] = await Promise.all([
     opts.db.triggerDrop.count({ where: { runId: run.id } }),
     run.runnerPoolId
       ? opts.db.runnerPool.findUnique({
@@ -44,13 +45,26 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
         })
       : null,
     opts.viewerId ? twoPersonRefusal(opts.db, { run, twoPersonRule: run.repository.twoPersonRule, userId: opts.viewerId }) : null,
+    // Each attempt's sandbox: what it enforced, what it refused (bounded), how it ended.
+    opts.db.runEvent.findMany({
+      where: { runId: run.id, type: "sandbox", NOT: { payload: { path: ["phase"], equals: "blocked" } } },
+      orderBy: { seq: "asc" },
+      select: { attemptId: true, payload: true },
+    }),
+    opts.db.runEvent.findMany({
+      where: { runId: run.id, type: "sandbox", payload: { path: ["phase"], equals: "blocked" } },
+      orderBy: { seq: "desc" },
+      take: maxBlockedShown,
+      select: { attemptId: true, payload: true },
+    }),
   ]);
+  const sandbox = sandboxViews([...sandboxEnds, ...sandboxBlocked.reverse()]);
   const { costUsd, attempts, contextBundle, stackSnapshot, admission, ...rest } = run;
   const stack = stackView(stackSnapshot);
   return {
     ...rest,
     costUsd: Number(costUsd),
-    attempts: attempts.map(({ costUsd: c, ...a }) => ({ ...a, costUsd: Number(c) })),
+    attempts: attempts.map(({ costUsd: c, ...a }) => ({ ...a, costUsd: Number(c), sandbox: sandbox[a.id] ?? null })),
     duplicateTriggersDropped: dropped,
     runnerPool,
     context: contextView(contextBundle),

@@ -1,6 +1,10 @@
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { createCommandAdapter } from "@/server/agents/command-adapter";
 import { createScriptedAdapter } from "@/server/agents/scripted-adapter";
-import { type AgentAdapter, AgentStartError } from "@/server/agents/types";
+import { type AgentAdapter, type AgentSandbox, AgentStartError } from "@/server/agents/types";
+import { defaultSandboxLimits, zAllowedHost } from "@/server/execution/sandbox/policy";
+import { hostView } from "@/server/execution/sandbox/system";
 import type { KnownSecret } from "@/server/domain/context/redaction/redact";
 import type { AdmissionDecision } from "@/server/domain/pools/admission";
 import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
@@ -35,6 +39,57 @@ export function grantedEnvironment(admission: AdmissionDecision) {
     else env[envVarName(c.name)] = value;
   }
   return { env, missing, knownSecrets };
+}
+
+/**
+ * The sandbox an attempt's process runs in, from its admission: the pool's network mode and
+ * limits, the allowed hosts (the pool's, the stack's model API, and the host of any granted
+ * `*_BASE_URL` config value, a gateway the stack points its agent at), and what of the host it
+ * sees: the project read-only without the data folder or .env files, the repository's git
+ * objects read-only and its worktree's own git folder writable. An admission from before
+ * sandboxes were recorded gets the defaults (restricted, no hosts): never less contained.
+ */
+export function sandboxFor(opts: {
+  admission: AdmissionDecision;
+  env: Record<string, string>;
+  dataDir: string;
+  workspace: { dir: string; sourceRepo: string } | null;
+  projectRoot?: string;
+}): AgentSandbox {
+  const decided = opts.admission.sandbox ?? { kind: "bubblewrap" as const, reason: null, network: { mode: "restricted" as const, allowedHosts: [] }, limits: defaultSandboxLimits };
+  if (decided.kind === "unsandboxed" || decided.kind === "no_process") return { kind: "none", reason: decided.reason ?? "no sandbox" };
+  if (decided.kind === "kubernetes") return { kind: "none", reason: "runs as a Kubernetes Job (its pod is the sandbox)" };
+  const gateways = Object.entries(opts.env).flatMap(([name, value]) => {
+    if (!/_BASE_URL$/.test(name)) return [];
+    try {
+      const url = new URL(value);
+      const host = zAllowedHost.safeParse(`${url.hostname}:${url.port || (url.protocol === "https:" ? 443 : 80)}`);
+      return host.success ? [host.data] : [];
+    } catch {
+      return [];
+    }
+  });
+  const view = hostView({ projectRoot: opts.projectRoot ?? process.cwd(), dataDir: opts.dataDir });
+  const gitDir = opts.workspace ? worktreeGitDir(opts.workspace.dir) : null;
+  return {
+    kind: "bubblewrap",
+    network: { mode: decided.network.mode, allowedHosts: decided.network.mode === "none" ? [] : [...new Set([...decided.network.allowedHosts, ...gateways])] },
+    limits: decided.limits,
+    readOnlyPaths: [...view.readOnlyPaths, ...(opts.workspace ? [opts.workspace.sourceRepo] : [])],
+    writablePaths: gitDir ? [gitDir] : [],
+    hiddenPaths: view.hiddenPaths,
+    stateDir: join(opts.dataDir, "sandboxes"),
+  };
+}
+
+/** A worktree's own git folder ("gitdir: <repo>/worktrees/<name>" in its .git file). */
+function worktreeGitDir(dir: string): string | null {
+  try {
+    const m = /^gitdir: (.+)$/m.exec(readFileSync(join(dir, ".git"), "utf8"));
+    return m ? resolve(dir, m[1]!.trim()) : null;
+  } catch {
+    return null;
+  }
 }
 
 export function buildAdapter(opts: { spec: StackSpec; claim: Extract<ClaimResult, { kind: "started" }>; settings: RunnerSettings }): AgentAdapter {

@@ -17,8 +17,9 @@ import { createWorkspace, keepWorkspace, removeWorkspace, type Workspace, worksp
 import { guessArtifactKind, guessMediaType } from "@/server/agents/artifacts";
 import { contentDigest } from "@/server/lib/digest";
 import { boundText } from "@/server/lib/text-boundary";
-import { buildAdapter, grantedEnvironment, type KubeLauncher } from "./adapters";
+import { buildAdapter, grantedEnvironment, type KubeLauncher, sandboxFor } from "./adapters";
 import type { AttemptRegistry, StopRequest } from "./attempt-registry";
+import type { SandboxAvailable } from "@/server/domain/pools/sandbox-admission";
 import { EventBatcher } from "./event-batcher";
 
 // Runs one claimed attempt to its end: workspace, adapter session, event streaming (batched,
@@ -34,6 +35,8 @@ export type RunnerSettings = {
   scriptedSpeed: number;
   approvalTtlMs: number;
   kube: KubeLauncher | null;
+  /** Overrides the probe of this machine's sandbox (tests of a machine without one). */
+  sandbox?: SandboxAvailable;
 };
 
 export type RunnerDeps = { db: Db; settings: RunnerSettings; registry: AttemptRegistry; log: (line: string) => void };
@@ -123,6 +126,7 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
         artifactsDir: workspace?.artifactsDir ?? artifactsDir ?? "/artifacts",
         env,
         limits: { wallClockMs },
+        sandbox: sandboxFor({ admission: claim.admission, env, dataDir: settings.dataDir, workspace }),
         signal: abort.signal,
       });
     } catch (err) {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { contentDigest } from "@/server/lib/digest";
 import type { AgentEvent } from "@/server/domain/events/catalogue";
+import type { SessionEvent } from "@/server/agents/types";
 import type { K8sJobManifest } from "@/server/domain/pools/k8s-manifest";
 import type { AdmissionDecision } from "@/server/domain/pools/admission";
 import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
@@ -60,6 +61,8 @@ function fakeCluster(log: string[], finalState: "succeeded" | "failed" | "active
     podLog: async () => log.slice(0, polls + 1).join(""),
     deleteJob: async (_ns, name) => void calls.push(`delete job ${name}`),
     deleteConfigMap: async (_ns, name) => void calls.push(`delete configmap ${name}`),
+    createNetworkPolicy: async (p) => void calls.push(`networkpolicy ${p.metadata.name}`),
+    deleteNetworkPolicy: async (_ns, name) => void calls.push(`delete networkpolicy ${name}`),
   };
   return { api, calls, created };
 }
@@ -73,6 +76,7 @@ const start = (api: KubeApi, c: Claim, signal?: AbortSignal, wallClockMs = 60_00
     artifactsDir: "/artifacts",
     env: {},
     limits: { wallClockMs },
+    sandbox: { kind: "none", reason: "runs as a Kubernetes Job" },
     signal,
   });
 
@@ -80,7 +84,7 @@ describe("kubernetes attempts", () => {
   it("runs the attempt as a Job with the selected account and streams the pod's log as events", async () => {
     const cluster = fakeCluster([event({ type: "message", payload: { role: "assistant", text: "hello" } }), "plain output\n", event({ type: "cost", payload: { inputTokens: 5, outputTokens: 1 } })], "succeeded");
     const session = await start(cluster.api, claim("trusted", true));
-    const events: AgentEvent[] = [];
+    const events: SessionEvent[] = [];
     for await (const e of session.events) events.push(e);
     const exit = await session.exit;
     expect(exit).toMatchObject({ status: "succeeded", exitCode: 0 });
@@ -92,7 +96,12 @@ describe("kubernetes attempts", () => {
     expect(cluster.created.configMap).toEqual({ "prompt.md": "Fix it", "context.json": '{"a":1}' });
     expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["message", "log", "cost"]));
     expect(events.find((e) => e.type === "message")).toMatchObject({ payload: { text: "hello" } });
-    expect(cluster.calls.at(-1)).toMatch(/^delete configmap/);
+    // The run view is told what contains the pod.
+    const sandboxSeen = events.find((e) => e.type === "sandbox")?.payload;
+    expect(sandboxSeen).toMatchObject({ phase: "started", kind: "kubernetes", network: { mode: "restricted" } });
+    // The NetworkPolicy exists before the Job (its pod never runs unfenced) and goes last.
+    expect(cluster.calls[0]).toBe("networkpolicy airlock-run1-att1");
+    expect(cluster.calls.slice(-2)).toEqual([expect.stringMatching(/^delete configmap/), "delete networkpolicy airlock-run1-att1"]);
   });
 
   it("refuses to start an untrusted pool's Job under a privileged account (renderAttemptJob's guard)", async () => {
@@ -132,8 +141,8 @@ describe("kubernetes attempts", () => {
         spec: scriptedSpec({ adapter: { kind: "command", command: ["claude", "-p"], env: [], outputFormat: "airlock" } }),
         image: "agent:1",
         pollMs: 5,
-      }).start({ prompt: "Fix it", contextBundle: {}, workspaceDir: "/workspace", artifactsDir: dir, env: {}, limits: { wallClockMs: 60_000 } });
-      const events: AgentEvent[] = [];
+      }).start({ prompt: "Fix it", contextBundle: {}, workspaceDir: "/workspace", artifactsDir: dir, env: {}, limits: { wallClockMs: 60_000 }, sandbox: { kind: "none", reason: "runs as a Kubernetes Job" } });
+      const events: SessionEvent[] = [];
       for await (const e of session.events) events.push(e);
       const exit = await session.exit;
       // The Job runs the agent under the wrapper that prints the frames.

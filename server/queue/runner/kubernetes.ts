@@ -4,9 +4,11 @@ import { dirname, resolve, sep } from "node:path";
 import { guessArtifactKind, guessMediaType } from "@/server/agents/artifacts";
 import { createOutputDecoder } from "@/server/agents/output-decoder";
 import { EventChannel } from "@/server/agents/event-channel";
-import { type AgentAdapter, type AgentExit, type AgentSession, AgentStartError, type CollectedArtifact } from "@/server/agents/types";
-import type { AgentEvent } from "@/server/domain/events/catalogue";
+import { type AgentAdapter, type AgentExit, type AgentSession, AgentStartError, type CollectedArtifact, type SessionEvent } from "@/server/agents/types";
 import { jobName, renderAttemptJob, type K8sJobManifest } from "@/server/domain/pools/k8s-manifest";
+import { type K8sNetworkPolicy, renderAttemptNetworkPolicy } from "@/server/domain/pools/k8s-network-policy";
+import type { SandboxStarted } from "@/server/execution/sandbox/events";
+import { defaultSandboxLimits } from "@/server/execution/sandbox/policy";
 import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
 import type { StackSpec } from "@/server/domain/stacks/spec";
 import { envVarName } from "@/server/env";
@@ -31,6 +33,9 @@ export type KubeApi = {
   podLog(namespace: string, jobName: string): Promise<string | null>;
   deleteJob(namespace: string, name: string): Promise<void>;
   deleteConfigMap(namespace: string, name: string): Promise<void>;
+  /** The attempt's NetworkPolicy: created before its Job, so the pod never runs without it. */
+  createNetworkPolicy(policy: K8sNetworkPolicy): Promise<void>;
+  deleteNetworkPolicy(namespace: string, name: string): Promise<void>;
 };
 
 type Claim = Extract<ClaimResult, { kind: "started" }>;
@@ -48,6 +53,8 @@ export function createKubernetesAdapter(opts: { api: KubeApi; claim: Claim; spec
       const namespace = pool.namespace;
       const name = jobName(run.id, attempt.id);
       let manifest: K8sJobManifest;
+      const sandbox = admission.sandbox ?? { network: { mode: "restricted" as const, allowedHosts: [] }, limits: defaultSandboxLimits };
+      const policy = renderAttemptNetworkPolicy({ runId: run.id, attemptId: attempt.id, namespace, network: sandbox.network });
       try {
         manifest = renderAttemptJob({
           runId: run.id,
@@ -62,19 +69,31 @@ export function createKubernetesAdapter(opts: { api: KubeApi; claim: Claim; spec
           grantedSecrets: admission.secretsGranted.map((s) => ({ envName: envVarName(s.name), secretName: k8sName(s.name), key: "value", privileged: s.privileged, trustedPoolsOnly: false })),
           grantedConfigs: admission.configMapsGranted.map((c) => ({ envName: envVarName(c.name), configMapName: k8sName(c.name), key: "value", trustedPoolsOnly: false })),
           inputConfigMap: `${name}-input`.slice(0, 63),
+          limits: sandbox.limits,
+          network: sandbox.network.mode,
         });
       } catch (err) {
         throw new AgentStartError(isAppError(err) ? err.message : `could not render the Job: ${(err as Error).message}`, { cause: err });
       }
       const inputName = `${name}-input`.slice(0, 63);
       try {
+        await api.createNetworkPolicy(policy);
         await api.createConfigMap(namespace, inputName, { "prompt.md": options.prompt, "context.json": JSON.stringify(options.contextBundle ?? null) }, manifest.metadata.labels);
         await api.createJob(manifest);
       } catch (err) {
         await api.deleteConfigMap(namespace, inputName).catch(() => undefined);
+        await api.deleteNetworkPolicy(namespace, policy.metadata.name).catch(() => undefined);
         throw new AgentStartError(`the cluster refused the Job: ${(err as Error).message}`, { cause: err });
       }
-      return follow({ api, namespace, name, inputName, pollMs, options, outputFormat: spec.adapter.outputFormat });
+      const started: SandboxStarted = {
+        phase: "started",
+        kind: "kubernetes",
+        unsandboxedReason: null,
+        network: { mode: sandbox.network.mode, allowedHosts: sandbox.network.mode === "none" ? [] : sandbox.network.allowedHosts.slice(0, 200) },
+        limits: sandbox.limits,
+        user: `uid ${manifest.spec.template.spec.securityContext.runAsUser as number}, non-root, read-only root, no capabilities, NetworkPolicy ${policy.metadata.name}`,
+      };
+      return follow({ api, namespace, name, inputName, pollMs, options, outputFormat: spec.adapter.outputFormat, started });
     },
   };
 }
@@ -87,8 +106,10 @@ function follow(p: {
   pollMs: number;
   options: Parameters<AgentAdapter["start"]>[0];
   outputFormat: "airlock" | "claude-stream-json";
+  started: SandboxStarted;
 }): AgentSession {
-  const channel = new EventChannel<AgentEvent>(p.options.onEvent);
+  const channel = new EventChannel<SessionEvent>(p.options.onEvent);
+  channel.push({ type: "sandbox", payload: p.started });
   const decoder = createOutputDecoder({ format: p.outputFormat });
   const frames = createArtifactFrameReader();
   const sessionId = `k8s-${randomUUID()}`;
@@ -125,6 +146,7 @@ function follow(p: {
     await readLog(true);
     if (stopped) await p.api.deleteJob(p.namespace, p.name).catch(() => undefined);
     await p.api.deleteConfigMap(p.namespace, p.inputName).catch(() => undefined);
+    await p.api.deleteNetworkPolicy(p.namespace, p.name).catch(() => undefined);
     const artifacts = await writeFramedArtifacts(p.options.artifactsDir, frames.finish(), system);
     const result: AgentExit = stopped
       ? { status: stopped.status, exitCode: null, reason: stopped.reason, artifacts }
@@ -172,7 +194,14 @@ export function createKubeLauncher(opts: { config: string; image: string }): Kub
     else kc.loadFromFile(opts.config);
     const batch = kc.makeApiClient(k8s.BatchV1Api);
     const core = kc.makeApiClient(k8s.CoreV1Api);
+    const net = kc.makeApiClient(k8s.NetworkingV1Api);
     return {
+      async createNetworkPolicy(policy) {
+        await net.createNamespacedNetworkPolicy({ namespace: policy.metadata.namespace, body: policy as never });
+      },
+      async deleteNetworkPolicy(namespace, name) {
+        await net.deleteNamespacedNetworkPolicy({ name, namespace });
+      },
       async createConfigMap(namespace, name, data, labels) {
         await core.createNamespacedConfigMap({ namespace, body: { metadata: { name, namespace, labels }, data } });
       },
@@ -207,6 +236,8 @@ export function createKubeLauncher(opts: { config: string; image: string }): Kub
         podLog: async (...a) => (await (api ??= load())).podLog(...a),
         deleteJob: async (...a) => (await (api ??= load())).deleteJob(...a),
         deleteConfigMap: async (...a) => (await (api ??= load())).deleteConfigMap(...a),
+        createNetworkPolicy: async (...a) => (await (api ??= load())).createNetworkPolicy(...a),
+        deleteNetworkPolicy: async (...a) => (await (api ??= load())).deleteNetworkPolicy(...a),
       };
       return createKubernetesAdapter({ api: lazy, claim, spec, image: opts.image });
     },

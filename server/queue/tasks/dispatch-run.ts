@@ -1,5 +1,6 @@
 import { enqueueDispatch } from "@/server/domain/runs/attempts";
 import { claimNextAttempt } from "@/server/domain/runs/claim-attempt";
+import { availabilityOf, probeSandbox } from "@/server/execution/sandbox/probe";
 import { parseJobPayload } from "../jobs";
 import { executeAttempt } from "../runner/execute-attempt";
 import type { WorkerContext } from "../worker-context";
@@ -22,7 +23,8 @@ export async function dispatchRunTask(payload: unknown, ctx: WorkerContext): Pro
   ctx.claiming.count++;
   let claim;
   try {
-    claim = await claimNextAttempt({ db: ctx.db, runId, workerRef: ctx.workerRef(), kubernetesAvailable: ctx.settings.kube !== null });
+    const sandbox = ctx.settings.sandbox ?? availabilityOf(await probeSandbox());
+    claim = await claimNextAttempt({ db: ctx.db, runId, workerRef: ctx.workerRef(), kubernetesAvailable: ctx.settings.kube !== null, sandbox });
   } finally {
     ctx.claiming.count--;
   }

@@ -25,6 +25,11 @@ export async function createPool(opts: {
   concurrency?: number;
   allowedTaskKinds?: TaskKind[];
   runtimePrivileged?: boolean;
+  /** Sandbox settings (defaults: restricted, no hosts, the default limits, never unsandboxed). */
+  networkMode?: "none" | "restricted" | "open";
+  allowedHosts?: string[];
+  limits?: { memoryLimitMb?: number; processLimit?: number; cpuLimitSeconds?: number; diskLimitMb?: number };
+  allowUnsandboxed?: boolean;
 } = {}) {
   const db = getDb();
   const name = opts.name ?? `pool-${uid()}`;
@@ -37,6 +42,10 @@ export async function createPool(opts: {
       kind: opts.kind ?? "local",
       concurrency: opts.concurrency ?? 2,
       allowedTaskKinds: opts.allowedTaskKinds ?? [],
+      ...(opts.networkMode ? { networkMode: opts.networkMode } : {}),
+      allowedHosts: opts.allowedHosts ?? [],
+      ...opts.limits,
+      allowUnsandboxed: opts.allowUnsandboxed ?? false,
       runtimeServiceAccountId: runtime.id,
       runnerServiceAccountId: runner.id,
     },

@@ -3,7 +3,7 @@
 // events around it: a private key printed line by line (`cat id_rsa`) arrives as one log event per
 // line, so its body lines carry no BEGIN marker of their own. A BEGIN line left open keeps its
 // stream "inside a key" and every following body line is masked whole, up to the END line.
-import type { AgentEvent } from "../../events/catalogue";
+import type { RunEventInput } from "../../events/catalogue";
 import { continuesPrivateKey, opensPrivateKey } from "./private-keys";
 import { marker } from "./patterns";
 import { mergeReports, redactDeep, type KnownSecret, type RedactionReport } from "./redact";
@@ -22,14 +22,14 @@ export class TranscriptRedactor {
 
   constructor(private readonly secrets: readonly KnownSecret[]) {}
 
-  redact(event: AgentEvent): AgentEvent {
+  redact<E extends RunEventInput>(event: E): E {
     const line = event.type === "log" ? { stream: event.payload.stream, text: event.payload.text } : null;
     if (line && this.insideKey.has(line.stream)) {
       const part = continuesPrivateKey(visible(line.text));
       if (part !== null) {
         if (part === "end") this.insideKey.delete(line.stream);
         this.tally({ status: "redacted", entries: [{ kind: "private_key", name: null, count: 1, reason: "" }], warnings: [] });
-        return { type: "log", payload: { ...event.payload, text: marker("private_key") } } as AgentEvent;
+        return { type: "log", payload: { ...event.payload, text: marker("private_key") } } as E;
       }
       this.insideKey.delete(line.stream);
     }

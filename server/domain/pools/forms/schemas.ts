@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { zTaskKind, zTrustTier } from "@/server/domain/ingest/schemas";
 import { zId } from "@/server/lib/ids";
+import { defaultSandboxLimits, zAllowedHost, zNetworkMode, zSandboxLimits } from "@/server/execution/sandbox/schemas";
 
 export const POOL_KINDS = ["local", "kubernetes"] as const;
 
@@ -29,7 +30,7 @@ const zOptionalStack = z
 
 const zVersionRef = { id: zId, expectedVersion: z.int().positive() };
 
-export const zRunnerPoolInput = z.object({
+const poolFields = {
   name: zK8sName,
   trustTier: zTrustTier,
   kind: z.enum(POOL_KINDS),
@@ -38,9 +39,65 @@ export const zRunnerPoolInput = z.object({
   allowedTaskKinds: zTaskKinds,
   runtimeServiceAccountId: zId.min(1, "Pick a service account"),
   runnerServiceAccountId: zId.min(1, "Pick a service account"),
-});
+};
+
+export const NETWORK_MODES = zNetworkMode.options;
+
+/** The sandbox every attempt on the pool runs in (server/execution/sandbox). */
+const sandboxFields = {
+  networkMode: zNetworkMode,
+  /** Hosts `restricted` lets through, besides the stack's model API (and, trusted, the forge). */
+  allowedHosts: z
+    .array(zAllowedHost)
+    .max(50, "At most 50 hosts")
+    .refine((hosts) => new Set(hosts).size === hosts.length, "Each host once"),
+  memoryLimitMb: zSandboxLimits.shape.memoryMb,
+  processLimit: zSandboxLimits.shape.processes,
+  cpuLimitSeconds: zSandboxLimits.shape.cpuSeconds,
+  diskLimitMb: zSandboxLimits.shape.diskMb,
+  /** Trusted pools only: run without a sandbox on a machine where none works. */
+  allowUnsandboxed: z.boolean(),
+};
+
+export const poolSandboxDefaults = {
+  networkMode: "restricted" as const,
+  allowedHosts: [] as string[],
+  memoryLimitMb: defaultSandboxLimits.memoryMb,
+  processLimit: defaultSandboxLimits.processes,
+  cpuLimitSeconds: defaultSandboxLimits.cpuSeconds,
+  diskLimitMb: defaultSandboxLimits.diskMb,
+  allowUnsandboxed: false,
+};
+
+/**
+ * An untrusted pool runs fork pull requests and unverified refs: it never gets an open network
+ * and never runs unsandboxed. (Admission holds to this too, whatever is stored.)
+ */
+function poolTrustRules(v: { trustTier: string; networkMode?: string; allowUnsandboxed?: boolean }, ctx: z.RefinementCtx) {
+  if (v.trustTier !== "trusted" && v.networkMode === "open") {
+    ctx.addIssue({ code: "custom", path: ["networkMode"], message: "Open network is for trusted pools only: an untrusted pool runs fork pull requests." });
+  }
+  if (v.trustTier !== "trusted" && v.allowUnsandboxed) {
+    ctx.addIssue({ code: "custom", path: ["allowUnsandboxed"], message: "An untrusted pool never runs without a sandbox." });
+  }
+}
+
+const d = poolSandboxDefaults;
+const withDefaults = {
+  networkMode: sandboxFields.networkMode.default(d.networkMode),
+  allowedHosts: sandboxFields.allowedHosts.default(d.allowedHosts),
+  memoryLimitMb: sandboxFields.memoryLimitMb.default(d.memoryLimitMb),
+  processLimit: sandboxFields.processLimit.default(d.processLimit),
+  cpuLimitSeconds: sandboxFields.cpuLimitSeconds.default(d.cpuLimitSeconds),
+  diskLimitMb: sandboxFields.diskLimitMb.default(d.diskLimitMb),
+  allowUnsandboxed: sandboxFields.allowUnsandboxed.default(d.allowUnsandboxed),
+};
+
+/** A new pool: the sandbox settings default (restricted, the default limits, never unsandboxed). */
+export const zRunnerPoolInput = z.object({ ...poolFields, ...withDefaults }).superRefine(poolTrustRules);
 export type RunnerPoolFormValues = z.input<typeof zRunnerPoolInput>;
-export const zUpdateRunnerPoolInput = zRunnerPoolInput.extend(zVersionRef);
+/** An edit names every field, the sandbox's too: an omitted one is never quietly reset. */
+export const zUpdateRunnerPoolInput = z.object({ ...poolFields, ...sandboxFields, ...zVersionRef }).superRefine(poolTrustRules);
 
 export const zServiceAccountInput = z.object({
   name: zK8sName,

@@ -1,0 +1,322 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { lstatSync, readFileSync } from "node:fs";
+import { chmod, mkdir, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { bwrapArgs, proxyEnvironment, sandboxUid } from "./bwrap-args";
+import { type BlockedConnection, startEgressProxy } from "./egress-proxy";
+import type { SandboxEnded, SandboxStarted } from "./events";
+import { recordSandbox } from "./lifetime";
+import { type LimitHit, pidNamespaceOf, processesIn, processTree, startMonitor } from "./monitor";
+import { describeLimit, type SandboxLimits, type SandboxNetwork } from "./policy";
+import { probeSandbox, sandboxesRunAsOtherUser } from "./probe";
+import { systemEntries } from "./system";
+
+// The one way an agent process is started: inside a bubblewrap sandbox, or (only where an admin
+// let a trusted pool run without one) as a plain child. Either way the caller gets the process,
+// a way to signal everything it started, and at exit what the sandbox saw (blocked
+// connections, the limit that ended it, peak usage). The command adapter calls this; so will
+// the Claude Code adapter.
+
+export type SandboxSpec = {
+  argv: string[];
+  /** The agent's whole environment (nothing of the worker's is added). */
+  env: Record<string, string>;
+  cwd: string;
+  /** Bound read-write (the workspace, artifacts, HOME, a worktree's git folder). Must exist. */
+  writablePaths: string[];
+  /** Bound read-only besides the system folders (the context file, the repository's objects). */
+  readOnlyPaths: string[];
+  /** Masked inside the read-only binds (the data folder, .env files). */
+  hiddenPaths: string[];
+  network: SandboxNetwork;
+  limits: SandboxLimits;
+  /** A private scratch folder of this session; /tmp is made in it. */
+  sessionDir: string;
+  /** Where live sandboxes are recorded, for the reaper of a later worker. */
+  stateDir: string;
+  onBlocked?: (blocked: BlockedConnection) => void;
+  onLimit?: (hit: LimitHit) => void;
+};
+
+export type LaunchRequest = ({ kind: "bubblewrap" } | { kind: "none"; reason: string }) & SandboxSpec;
+
+export type SandboxedProcess = {
+  readonly child: ChildProcess;
+  /** What the sandbox enforces, for the `sandbox` run event. */
+  readonly started: SandboxStarted;
+  /** SIGTERM: to every process inside. SIGKILL: ends the sandbox and all it holds. */
+  signal(sig: "SIGTERM" | "SIGKILL"): void;
+  readonly limitHit: LimitHit | null;
+  /**
+   * After the process exited (with `exitSignal` when a signal killed the agent): stops
+   * watching, closes the proxy, kills any leftover. A kernel limit's signal (SIGXCPU, SIGXFSZ)
+   * counts as that limit ending the attempt.
+   */
+  finish(exitSignal?: NodeJS.Signals | null): Promise<SandboxEnded>;
+};
+
+export class SandboxLaunchError extends Error {}
+
+const run = promisify(execFile);
+let uidCounter = 0;
+
+/** A host uid of its own for each sandbox (as root): its processes are counted and owned apart. */
+function hostUidFor(): number {
+  return 2_000_000 + (process.pid % 100_000) * 8 + (uidCounter++ % 8);
+}
+
+/** Files under /etc no agent reads, masked even though the sandbox user could not read them anyway. */
+const etcSecrets = ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/sudoers"];
+
+const exists = (p: string) => {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * bubblewrap, running as the sandbox's uid, must reach each folder it binds: an ancestor
+ * without search permission for others (a 0700 temporary folder) gets it (search only: its
+ * listing stays private, and nothing of it is visible inside the sandbox but the binds).
+ */
+async function ensureSearchable(paths: string[], uid: number): Promise<void> {
+  const done = new Set<string>();
+  for (const p of paths) {
+    for (let dir = dirname(p); !done.has(dir); dir = dirname(dir)) {
+      done.add(dir);
+      const info = await stat(dir).catch(() => null);
+      if (info && info.uid !== uid && (info.mode & 0o001) === 0) await chmod(dir, (info.mode & 0o7777) | 0o001);
+      if (dir === "/") break;
+    }
+  }
+}
+
+export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedProcess> {
+  if (req.kind === "none") return launchUnsandboxed(req);
+  const availability = await probeSandbox();
+  if (!availability.available) throw new SandboxLaunchError(availability.reason);
+
+  const id = randomUUID();
+  const tmpDir = join(req.sessionDir, "tmp");
+  await mkdir(tmpDir, { recursive: true });
+  const hostUid = sandboxesRunAsOtherUser() ? hostUidFor() : null;
+  if (hostUid !== null) {
+    // As root, the sandbox runs as a uid of its own: it owns its writable folders, nothing else.
+    await run("chown", ["-R", `${hostUid}:${hostUid}`, req.sessionDir, ...req.writablePaths], { timeout: 120_000 });
+    await ensureSearchable([req.sessionDir, ...req.writablePaths, ...req.readOnlyPaths], hostUid);
+  }
+
+  const blocked: BlockedConnection[] = [];
+  let blockedCount = 0;
+  const onBlocked = (b: BlockedConnection) => {
+    blockedCount++;
+    if (blocked.length < 500) blocked.push(b);
+    req.onBlocked?.(b);
+  };
+  const proxySocket = req.network.mode === "none" ? null : join(req.sessionDir, "egress.sock");
+  const proxy = proxySocket
+    ? await startEgressProxy({ socketPath: proxySocket, mode: req.network.mode as "restricted" | "open", allowedHosts: req.network.allowedHosts, onBlocked })
+    : null;
+
+  const statusFd = 3;
+  const args = bwrapArgs({
+    argv: req.argv,
+    cwd: req.cwd,
+    system: systemEntries(),
+    readOnly: [...new Set([dirname(dirname(process.execPath)), ...req.readOnlyPaths])].filter((p) => !["/usr", "/"].includes(p) && exists(p)),
+    writable: req.writablePaths,
+    hiddenDirs: req.hiddenPaths.filter((p) => exists(p) && lstatSync(p).isDirectory()),
+    hiddenFiles: [...etcSecrets, ...req.hiddenPaths].filter((p) => exists(p) && !lstatSync(p).isDirectory()),
+    tmpDir,
+    proxySocket,
+    socatPath: availability.socat,
+    statusFd,
+  });
+  const { limits } = req;
+  const mib = 1024 * 1024;
+  const rlimits = [
+    // Address space per process: generous over the memory limit (runtimes reserve far more than
+    // they touch); the monitor holds the sandbox as a whole to the limit itself.
+    `--as=${(limits.memoryMb + Math.max(limits.memoryMb, 2048)) * mib}`,
+    `--nproc=${limits.processes}`,
+    `--cpu=${limits.cpuSeconds + 5}:${limits.cpuSeconds + 10}`,
+    `--fsize=${limits.diskMb * mib}`,
+  ];
+  const env = { ...req.env, ...(proxySocket ? proxyEnvironment() : {}) };
+  let child: ChildProcess;
+  try {
+    child = spawn(availability.prlimit, [...rlimits, "--", availability.bwrap, ...args], {
+      // The environment goes to bubblewrap (and through it to the agent) unseen: never on a command line.
+      env: env as NodeJS.ProcessEnv,
+      stdio: ["pipe", "pipe", "pipe", "pipe"],
+      detached: true,
+      ...(hostUid !== null ? { uid: hostUid, gid: hostUid } : {}),
+    });
+    await spawned(child);
+  } catch (err) {
+    await proxy?.close();
+    throw err;
+  }
+  // Recorded at once (its namespace once known), so a worker killed even now leaves it to the reaper.
+  const outerPid = child.pid!;
+  let forget: (() => Promise<void>) | null = await recordSandbox(req.stateDir, id, outerPid, null).catch(() => null);
+
+  let limitHit: LimitHit | null = null;
+  let monitor: ReturnType<typeof startMonitor> | null = null;
+  let namespace: string | null = null;
+  let finished = false;
+  const killAll = (sig: NodeJS.Signals, keepInit: boolean) => {
+    // The agent itself first, at once (the init's children), then everything else in the namespace.
+    if (initPid !== null) {
+      try {
+        for (const pid of readFileSync(`/proc/${initPid}/task/${initPid}/children`, "utf8").trim().split(/\s+/).filter(Boolean)) process.kill(Number(pid), sig);
+      } catch {
+        /* gone */
+      }
+    }
+    // SIGTERM: the init's descendants (cheap, while it lives). SIGKILL: the whole namespace, to be sure.
+    const targets = sig === "SIGKILL" ? (namespace ? processesIn(namespace) : Promise.resolve([] as number[])) : initPid !== null ? processTree(initPid) : Promise.resolve([] as number[]);
+    void targets.then((pids) => {
+      for (const pid of pids) {
+        if (keepInit && pid === initPid) continue;
+        try {
+          process.kill(pid, sig);
+        } catch {
+          /* gone */
+        }
+      }
+    });
+  };
+  let initPid: number | null = null;
+  const signal = (sig: "SIGTERM" | "SIGKILL") => {
+    if (sig === "SIGKILL") {
+      try {
+        if (child.pid) process.kill(child.pid, "SIGKILL"); // bubblewrap: its init and every process inside die with it
+      } catch {
+        /* gone */
+      }
+      killAll("SIGKILL", false);
+    } else killAll("SIGTERM", true);
+  };
+
+  // bubblewrap reports the sandbox init's host pid on the status descriptor.
+  const status = child.stdio[statusFd] as NodeJS.ReadableStream | null;
+  const ready = new Promise<void>((resolve) => {
+    let text = "";
+    const done = () => resolve();
+    status?.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+      const m = /"child-pid"\s*:\s*(\d+)/.exec(text);
+      if (m && initPid === null) {
+        initPid = Number(m[1]);
+        void pidNamespaceOf(initPid).then(async (ns) => {
+          namespace = ns;
+          if (ns && !finished) {
+            monitor = startMonitor({
+              initPid: initPid!,
+              limits,
+              diskPaths: [...req.writablePaths, tmpDir],
+              onLimit: (hit) => {
+                limitHit = hit;
+                req.onLimit?.(hit);
+                signal("SIGKILL");
+              },
+            });
+          }
+          if (ns) forget = (await recordSandbox(req.stateDir, id, outerPid, ns).catch(() => null)) ?? forget;
+          done();
+        });
+      }
+    });
+    status?.on("error", done);
+    status?.on("close", done);
+    child.once("exit", done);
+  });
+
+  // The session starts once the sandbox's init runs and is watched and recorded (or it exited).
+  await ready;
+
+  const started: SandboxStarted = {
+    phase: "started",
+    kind: "bubblewrap",
+    unsandboxedReason: null,
+    network: { mode: req.network.mode, allowedHosts: req.network.mode === "none" ? [] : req.network.allowedHosts.slice(0, 200) },
+    limits,
+    user: `uid ${sandboxUid}, not root, in its own user namespace${hostUid !== null ? ` (host uid ${hostUid})` : ""}`,
+  };
+
+  return {
+    child,
+    started,
+    signal,
+    get limitHit() {
+      return limitHit;
+    },
+    finish: async (exitSignal) => {
+      finished = true;
+      await ready;
+      await (monitor as ReturnType<typeof startMonitor> | null)?.checkDisk().catch(() => undefined);
+      (monitor as ReturnType<typeof startMonitor> | null)?.stop();
+      // The init is gone once bubblewrap exited; anything still in the namespace is killed.
+      killAll("SIGKILL", false);
+      await proxy?.close();
+      await (forget as (() => Promise<void>) | null)?.();
+      const peak = (monitor as ReturnType<typeof startMonitor> | null)?.peak;
+      limitHit ??= limitOfSignal(exitSignal ?? null, limits);
+      const hit = limitHit as LimitHit | null;
+      return {
+        phase: "ended",
+        limit: hit?.limit ?? null,
+        reason: hit?.reason ?? null,
+        peakMemoryMb: Math.round(peak?.memoryMb ?? 0),
+        peakProcesses: peak?.processes ?? 0,
+        cpuSeconds: Math.round((peak?.cpuSeconds ?? 0) * 10) / 10,
+        blockedConnections: blockedCount,
+      };
+    },
+  };
+}
+
+/** The limit a kernel signal enforces: SIGXCPU (a process's CPU seconds), SIGXFSZ (a file's size). */
+function limitOfSignal(signal: NodeJS.Signals | null, limits: SandboxLimits): LimitHit | null {
+  if (signal === "SIGXCPU") return { limit: "cpu", reason: `killed: ${describeLimit("cpu", limits)} (SIGXCPU)` };
+  if (signal === "SIGXFSZ") return { limit: "disk", reason: `killed: ${describeLimit("disk", limits)} (a file reached it: SIGXFSZ)` };
+  return null;
+}
+
+/** Resolves once the process runs; rejects with the spawn error (ENOENT, EACCES …). */
+async function spawned(child: ChildProcess): Promise<void> {
+  await Promise.race([once(child, "spawn"), once(child, "error").then(([err]) => Promise.reject(err as Error))]);
+  // Later errors (a failed signal delivery) must not crash the worker; exit is authoritative.
+  child.on("error", () => {});
+}
+
+/** A plain child in its own process group: only for a trusted pool an admin let run unsandboxed. */
+async function launchUnsandboxed(req: Extract<LaunchRequest, { kind: "none" }>): Promise<SandboxedProcess> {
+  const [command, ...args] = req.argv as [string, ...string[]];
+  const child = spawn(command, args, { cwd: req.cwd, env: req.env as NodeJS.ProcessEnv, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+  await spawned(child);
+  const signal = (sig: "SIGTERM" | "SIGKILL") => {
+    try {
+      if (child.pid) process.kill(-child.pid, sig); // negative pid: the whole process group
+    } catch {
+      /* the group is already gone */
+    }
+  };
+  return {
+    child,
+    started: { phase: "started", kind: "none", unsandboxedReason: req.reason, network: { mode: "open", allowedHosts: [] }, limits: null, user: null },
+    signal,
+    limitHit: null,
+    finish: async () => {
+      signal("SIGKILL");
+      return { phase: "ended", limit: null, reason: null, peakMemoryMb: 0, peakProcesses: 0, cpuSeconds: 0, blockedConnections: 0 };
+    },
+  };
+}

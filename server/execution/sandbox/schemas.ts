@@ -1,0 +1,2 @@
+// What the browser may import of the sandbox: its schemas and formatters (no Node imports).
+export * from "./policy";
