@@ -4,8 +4,6 @@
 // the SSE endpoint. Nothing is lost (every non-blank line becomes at least one event, and the line
 // after it all arrives), nothing is thrown (the attempt and the run succeed), nothing is unbounded
 // (every frame stays small), and the stream's ids are gap-free.
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
@@ -57,11 +55,11 @@ describe("anything an agent prints: into PostgreSQL and back out of SSE", () => 
       fc.asyncProperty(fc.array(chunk, { maxLength: 6 }), async (chunks) => {
         const tag = `END-OF-OUTPUT-${n++}`;
         const output = Buffer.concat([...chunks, Buffer.from(`\n${tag}\n`)]);
-        const file = join(local.dataDir, `out-${n}.bin`);
-        writeFileSync(file, output);
-        const script = `process.stdout.write(require("node:fs").readFileSync(${JSON.stringify(file)}))`;
+        // The bytes reach the sandboxed agent as its prompt (base64 on stdin): nothing of the
+        // host's folders is visible inside but its workspace.
+        const script = `let b = ""; process.stdin.setEncoding("utf8").on("data", (d) => (b += d)).on("end", () => process.stdout.write(Buffer.from(b, "base64")))`;
         const stack = await createStack(scriptedSpec({ adapter: { kind: "command", command: ["node", "-e", script], env: [], outputFormat: "airlock" } }));
-        const run = await createExecRun({ repositoryId: local.repository.id, stack, sha: local.sha, actorUserId: user.id });
+        const run = await createExecRun({ repositoryId: local.repository.id, stack, sha: local.sha, actorUserId: user.id, prompt: output.toString("base64") });
         await dispatchRunTask({ runId: run.id }, ctx);
         await drain(ctx);
 

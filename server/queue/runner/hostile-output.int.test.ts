@@ -4,8 +4,6 @@
 // in PostgreSQL, bounded, with the attempt's status right. And a transcript write the database
 // refuses is retried, isolated and makes the attempt fail: a run never reaches approval with a
 // gap in its transcript.
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { createUser } from "@/server/testing/factories";
@@ -17,12 +15,11 @@ const db = getDb();
 /** A command agent that runs `script` with node (stdout is the transcript). */
 async function runAgent(script: string) {
   const user = await createUser();
-  const local = await createLocalRepository({ files: { "README.md": "x\n" }, members: [[user, "maintainer"]] });
+  // The agent is the repository's own code, as a fork's would be: the sandbox shows it nothing else.
+  const local = await createLocalRepository({ files: { "README.md": "x\n", "agent.cjs": script }, members: [[user, "maintainer"]] });
   const pool = await createPool();
   await db.runnerPool.deleteMany({ where: { id: { not: pool.id } } });
-  const path = join(local.dataDir, "agent.cjs");
-  writeFileSync(path, script);
-  const spec = scriptedSpec({ adapter: { kind: "command", command: ["node", path], env: [], outputFormat: "airlock" } });
+  const spec = scriptedSpec({ adapter: { kind: "command", command: ["node", "agent.cjs"], env: [], outputFormat: "airlock" } });
   const stack = await createStack(spec);
   const ctx = testWorkerContext({ dataDir: local.dataDir });
   const run = await createExecRun({ repositoryId: local.repository.id, stack, sha: local.sha, actorUserId: user.id });

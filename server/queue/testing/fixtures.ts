@@ -106,9 +106,11 @@ export async function createExecRun(opts: {
   isFork?: boolean;
   actorUserId?: string | null;
   taskKind?: TaskKind;
+  /** What the agent reads on stdin. */
+  prompt?: string;
 }) {
   const bundle = { repository: { id: opts.repositoryId } };
-  const prompt = "Fix the failing check.";
+  const prompt = opts.prompt ?? "Fix the failing check.";
   return getDb().agentDispatchRun.create({
     data: {
       title: `Run ${uid()}`,

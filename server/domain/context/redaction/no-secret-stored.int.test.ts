@@ -5,8 +5,6 @@
 // and searched the way a person would see it (as stored, as a terminal shows it, as markdown
 // renders it): zero hits. The patch is pushed only after an admin's recorded override, and what is
 // pushed is exactly what was approved.
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 
 process.env.GITHUB_WEBHOOK_SECRET = "webhook-secret-for-corpus-tests";
@@ -72,16 +70,10 @@ let agentCommand: string[];
 beforeAll(async () => {
   maintainer = await createUser();
   admin = await createUser();
-  local = await createLocalRepository({ files: { "README.md": "x\n" }, members: [[maintainer, "maintainer"], [admin, "admin"]] });
-  const pool = await createPool({ trustTier: "untrusted" });
-  await db.runnerPool.deleteMany({ where: { id: { not: pool.id } } });
-  const agent = join(local.dataDir, "leaky-agent.cjs");
-  const corpus = join(local.dataDir, "corpus.json");
-  writeFileSync(corpus, JSON.stringify({ disguised, keyed, patch: PATCH }));
-  writeFileSync(
-    agent,
-    `const fs = require("node:fs");
-const { disguised, keyed, patch } = JSON.parse(fs.readFileSync(${JSON.stringify(corpus)}, "utf8"));
+  // The agent and its corpus are the repository's own files, as a fork's code would be: the
+  // sandbox shows the agent its workspace and nothing of the host's data folder.
+  const agentSource = `const fs = require("node:fs");
+const { disguised, keyed, patch } = JSON.parse(fs.readFileSync("corpus.json", "utf8"));
 const ev = (e) => process.stdout.write(JSON.stringify(e) + "\\n");
 for (const s of disguised) {
   process.stdout.write("stdout: " + s + "\\n");
@@ -94,10 +86,15 @@ const dir = process.env.AIRLOCK_ARTIFACTS_DIR;
 fs.writeFileSync(dir + "/diagnosis.md", "# Diagnosis\\n" + disguised.join("\\n"));
 fs.writeFileSync(dir + "/report.json", JSON.stringify({ keyed, disguised }));
 fs.writeFileSync(dir + "/fix.patch", patch);
-`,
-  );
+`;
+  local = await createLocalRepository({
+    files: { "README.md": "x\n", "leaky-agent.cjs": agentSource, "corpus.json": JSON.stringify({ disguised, keyed, patch: PATCH }) },
+    members: [[maintainer, "maintainer"], [admin, "admin"]],
+  });
+  const pool = await createPool({ trustTier: "untrusted" });
+  await db.runnerPool.deleteMany({ where: { id: { not: pool.id } } });
   // No grants at all: token shapes alone must catch everything.
-  agentCommand = ["node", agent];
+  agentCommand = ["node", "leaky-agent.cjs"];
   const stack = await createStack(scriptedSpec({ adapter: { kind: "command", command: agentCommand, env: [], outputFormat: "airlock" } }));
   ctx = testWorkerContext({ dataDir: local.dataDir });
   const run = await createExecRun({ repositoryId: local.repository.id, stack, sha: local.sha, actorUserId: maintainer.id, isFork: true });
