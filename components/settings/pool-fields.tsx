@@ -5,7 +5,7 @@ import { CheckboxField, NumberField, SelectField, TextAreaField, TextField } fro
 import { CheckboxGroupField } from "@/components/forms/list-fields";
 import { taskKindLabel } from "@/components/ui/format";
 import { POOL_KINDS } from "@/server/domain/pools/forms/schemas";
-import { TASK_KINDS } from "@/server/domain/ingest/schemas";
+import { TASK_KINDS } from "@/server/domain/ci-events/schemas";
 
 // The fields of the pool, service account and grant dialogs; paths follow their zod schemas.
 

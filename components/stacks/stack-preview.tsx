@@ -7,7 +7,7 @@ import { inputClass } from "@/components/forms/fields";
 import { useTRPC } from "@/components/providers/trpc";
 import { Badge } from "@/components/ui/badge";
 import { formatRelative, shortSha, taskKindLabel } from "@/components/ui/format";
-import type { StackPreview } from "@/server/domain/stacks/preview";
+import type { StackPreview } from "@/server/domain/evaluation/stack-preview";
 import { zStackInput, type PreviewSource, type StackFormValues } from "@/server/domain/stacks/schemas";
 
 // The live preview: the prompt and the resolved tools, MCP servers, skills and subagents a run of

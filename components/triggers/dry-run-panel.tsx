@@ -6,7 +6,7 @@ import { useTRPC } from "@/components/providers/trpc";
 import { Badge, type BadgeProps } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { formatRelative, taskKindLabel } from "@/components/ui/format";
-import type { DryRunOutcome } from "@/server/domain/triggers/dry-run";
+import type { DryRunOutcome } from "@/server/domain/evaluation/dry-run";
 import { zTriggerRuleInput, type TriggerRuleFormValues } from "@/server/domain/triggers/forms/schemas";
 
 // The dry run: the form's rule (saved or not) against recent deliveries and failed jobs, matched

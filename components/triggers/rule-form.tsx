@@ -15,7 +15,7 @@ import { useTRPC } from "@/components/providers/trpc";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { taskKindLabel } from "@/components/ui/format";
-import { TRIGGER_KINDS } from "@/server/domain/ingest/schemas";
+import { TRIGGER_KINDS } from "@/server/domain/ci-events/schemas";
 import {
   ALLOWED_TASK_KINDS,
   APPLICABLE_KEYS,

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { isAppError } from "@/server/errors";
-import { zCiEvent, type CiEvent } from "./ci-event";
+import { zCiEvent, type CiEvent } from "@/server/domain/ci-events/ci-event";
 import { fromGithub } from "./from-github";
 
 const FIXTURES = new URL("./fixtures/github/", import.meta.url);

@@ -1,8 +1,8 @@
 // Turn a normalised event (plus what the caller knows) into the one shape the matcher compares
 // rules against, and refuse whole events that must not dispatch (no permission, a closed PR...).
-import type { CiEvent } from "@/server/domain/ingest/ci-event";
-import { decideActorPermission, type PermissionInput } from "@/server/domain/ingest/actor-permission";
-import type { TaskKind, TriggerKind } from "@/server/domain/ingest/enums";
+import type { CiEvent } from "@/server/domain/ci-events/ci-event";
+import { decideActorPermission, type PermissionInput } from "@/server/domain/triggers/actor-permission";
+import type { TaskKind, TriggerKind } from "@/server/domain/ci-events/enums";
 import {
   checkRerunDedupeKey,
   dispatchDedupeKey,

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { CiEvent } from "@/server/domain/ingest/ci-event";
-import type { TaskKind, TriggerKind } from "@/server/domain/ingest/enums";
+import type { CiEvent } from "@/server/domain/ci-events/ci-event";
+import type { TaskKind, TriggerKind } from "@/server/domain/ci-events/enums";
 import { fromGithub } from "@/server/domain/ingest/from-github";
 import { dispatchDedupeKey, failedCheckDedupeKey, releaseDedupeKey } from "./dedupe-keys";
 import { HEAD, REPO, SIG, actor, checkRerun, failedCheck, flakyScan, manual, prComment, prLabeled, release, rule } from "./fixtures";

@@ -1,8 +1,8 @@
 // The pure trigger matcher: a normalised CI event + facts + trigger rules -> candidate runs
 // (rule, task kind, stack, action, reason, dedupe key), and for every rule of the event's kind
 // that did not match, why. The caller creates runs (dropping duplicate keys) and stores both.
-import type { CiEvent } from "@/server/domain/ingest/ci-event";
-import type { RunSource, TaskKind, TriggerAction, TriggerKind } from "@/server/domain/ingest/enums";
+import type { CiEvent } from "@/server/domain/ci-events/ci-event";
+import type { RunSource, TaskKind, TriggerAction, TriggerKind } from "@/server/domain/ci-events/enums";
 import { dedupeKeyFor, subjectOf, type Subject } from "./match-subject";
 import { matchBranch, matchExact, matchJob, matchPaths, matchRepository, matchSignature, type Miss } from "./match-keys";
 import type { EventFacts, MatchOptions, RepositoryFacts } from "./match-types";

@@ -1,5 +1,5 @@
 // push of a tag and release published -> release.
-import { versionFromTag, type CiEvent } from "../ci-event";
+import { versionFromTag, type CiEvent } from "@/server/domain/ci-events/ci-event";
 import { actorFromUser, repositoryRef } from "./common";
 import type { GhPush, GhReleasePublished } from "./payload-schemas";
 

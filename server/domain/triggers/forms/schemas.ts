@@ -2,7 +2,7 @@
 // the same ones through zodResolver. A rule may set only the match keys its kind can carry
 // (APPLICABLE_KEYS) and start only the task kinds its kind allows. Nothing here needs Node.
 import { z } from "zod";
-import { zTaskKind, zTriggerAction, zTriggerKind } from "@/server/domain/ingest/schemas";
+import { zTaskKind, zTriggerAction, zTriggerKind } from "@/server/domain/ci-events/schemas";
 import { ALLOWED_TASK_KINDS, APPLICABLE_KEYS, TRIGGER_DEFAULTS, type MatchKey } from "../schemas";
 
 export { ALLOWED_TASK_KINDS, APPLICABLE_KEYS, TRIGGER_DEFAULTS, type MatchKey } from "../schemas";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { failureSignature, locateFirstError } from "./failure-signature";
 import { normaliseForSignature, normaliseJobName } from "./normalise";
 
-const LOGS = new URL("../fixtures/logs/", import.meta.url);
+const LOGS = new URL("./fixtures/logs/", import.meta.url);
 const read = (name: string) => readFileSync(new URL(name, LOGS), "utf8");
 
 /** Each group is one failure; the files in a group are that failure on other commits or days. */

@@ -1,5 +1,5 @@
 // Who may dispatch an agent from a comment or label. Pure: the caller supplies what it knows.
-import type { AuthorAssociation, RepoRole } from "./enums";
+import type { AuthorAssociation, RepoRole } from "@/server/domain/ci-events/enums";
 
 export type PermissionDecision = { allowed: boolean; reason: string };
 

@@ -2,7 +2,7 @@
 // then committed inside it under the dedupe key's advisory lock: a new run with its events (and
 // its "run.dispatch" job when it is queued), or a TriggerDrop that names the run it duplicates.
 import type { Db, Prisma, Repository, Tx } from "@/server/db";
-import { assembleCandidate } from "@/server/domain/context/assemble-candidate";
+import { assembleCandidate } from "@/server/domain/evaluation/assemble-candidate";
 import type { BundleAttribution } from "@/server/domain/context/context-bundle";
 import type { KnownSecret } from "@/server/domain/context/redaction/redact";
 import { appendRunEvents } from "@/server/domain/events/append";
@@ -10,10 +10,11 @@ import { zStackSpec } from "@/server/domain/stacks/spec";
 import type { Candidate } from "@/server/domain/triggers/matcher";
 import { isAppError } from "@/server/errors";
 import { enqueue } from "@/server/queue/enqueue";
-import { decideActorPermission, type PermissionDecision } from "../actor-permission";
+import { decideActorPermission, type PermissionDecision } from "@/server/domain/triggers/actor-permission";
 import type { DispatchableEvent } from "./context-input";
 import type { Facts } from "./facts";
-import { advisoryLock, dedupeLockKey } from "./locks";
+import { advisoryLock } from "@/server/db/advisory-lock";
+import { dedupeLockKey } from "./locks";
 import { runTitle } from "./titles";
 
 export type PreparedRun =

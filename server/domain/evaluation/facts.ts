@@ -4,9 +4,9 @@
 import type { Db, Job, Pipeline, PullRequest, Repository } from "@/server/db";
 import type { RepoRole } from "@/server/db/generated/enums";
 import type { SimilarRun } from "@/server/domain/context/context-bundle";
-import type { CiEvent, FailedCheckEvent } from "../ci-event";
-import type { LocalArtifact, LocalExtras } from "../delivery/local-payload";
-import { failureSignature } from "../failure/failure-signature";
+import type { CiEvent, FailedCheckEvent } from "@/server/domain/ci-events/ci-event";
+import type { LocalArtifact, LocalExtras } from "@/server/domain/ingest/delivery/local-payload";
+import { failureSignature } from "@/server/domain/ci-events/failure/failure-signature";
 
 export type FailureFacts = { signature: string | null; testNames: string[]; errorLines: string[] };
 

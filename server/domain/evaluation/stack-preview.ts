@@ -1,11 +1,11 @@
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { assembleCandidate } from "../context/assemble-candidate";
-import { permissionFor } from "../ingest/evaluate/dispatch";
-import { loadKnownSecrets } from "../ingest/known-secrets";
+import { assembleCandidate } from "./assemble-candidate";
+import { permissionFor } from "./dispatch";
+import { loadKnownSecrets } from "@/server/domain/ingest/known-secrets";
 import { canonicalJson } from "@/server/lib/canonical-json";
-import { parseInput } from "../repositories/input";
-import type { Candidate } from "../triggers/matcher";
+import { parseInput } from "@/server/domain/repositories/input";
+import type { Candidate } from "@/server/domain/triggers/matcher";
 import {
   liveRulesFor,
   loadDeliveryEvent,
@@ -14,11 +14,11 @@ import {
   recentRecordedEvents,
   type LoadedEvent,
   type UnusableEvent,
-} from "../triggers/recorded-events";
-import type { TriggerRule } from "../triggers/trigger-rule";
-import { zStackPreviewInput, type PreviewSource } from "./schemas";
-import { specOf } from "./stacks-service";
-import type { StackSpec } from "./spec";
+} from "./recorded-events";
+import type { TriggerRule } from "@/server/domain/triggers/trigger-rule";
+import { zStackPreviewInput, type PreviewSource } from "@/server/domain/stacks/schemas";
+import { specOf } from "@/server/domain/stacks/stacks-service";
+import type { StackSpec } from "@/server/domain/stacks/spec";
 
 // The stack editor's live preview: what a run of the (unsaved) stack would get for a recent
 // failure of a repository. The failure is loaded and matched as the live trigger path does

@@ -2,10 +2,10 @@
 // repository's own bot handle), local deliveries carry the event itself.
 import type { ForgeKind } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
-import type { CiEvent } from "../ci-event";
-import { zLocalDeliveryPayload, type LocalExtras } from "../delivery/local-payload";
-import { fromGithub } from "../from-github";
-import { formatIssues, issuesToText } from "../zod-issues";
+import type { CiEvent } from "@/server/domain/ci-events/ci-event";
+import { zLocalDeliveryPayload, type LocalExtras } from "./delivery/local-payload";
+import { fromGithub } from "./from-github";
+import { formatIssues, issuesToText } from "@/server/lib/zod-issues";
 
 export type StoredDelivery = { source: ForgeKind; event: string; payload: unknown };
 

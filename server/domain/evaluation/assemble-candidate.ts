@@ -3,11 +3,11 @@
 // the rendered prompt and its hash. The trigger path's prepareRun makes runs from these steps, and
 // the stack editor's preview calls this for an unsaved spec, so a preview shows exactly what a run
 // would get. Pure: callers load the event, the facts and the secrets.
-import { contextInputFor, type ContextInputArgs } from "@/server/domain/ingest/evaluate/context-input";
+import { contextInputFor, type ContextInputArgs } from "@/server/domain/evaluation/context-input";
 import { stackSnapshot, type StackSpec } from "@/server/domain/stacks/spec";
-import { buildContextBundle, type BuiltContext } from "./build-context-bundle";
-import { renderPrompt, type RenderedPrompt } from "./prompt";
-import type { KnownSecret } from "./redaction/redact";
+import { buildContextBundle, type BuiltContext } from "@/server/domain/context/build-context-bundle";
+import { renderPrompt, type RenderedPrompt } from "@/server/domain/context/prompt";
+import type { KnownSecret } from "@/server/domain/context/redaction/redact";
 
 export type CandidateStack = { id: string; name: string; version: number; spec: StackSpec };
 

@@ -7,11 +7,11 @@ process.env.GITHUB_WEBHOOK_SECRET = "webhook-secret-for-evaluate-tests";
 const { getDb } = await import("@/server/db");
 const { createRepository } = await import("@/server/testing/factories");
 const { getRunDetail } = await import("@/server/domain/runs/detail");
-const { createPullRequest, createRule, createStack, sha } = await import("../fixtures/world");
-const { failedCheckRun, failedWorkflowJob, pullRequestEvent, reviewSubmitted } = await import("../fixtures/deliveries");
-const { LOGS, localFailedCheck } = await import("../fixtures/local-events");
-const { deliver, evaluateAll, eventTypes, post } = await import("../fixtures/harness");
-const { ingestCiEvent } = await import("../delivery/ingest-ci-event");
+const { createPullRequest, createRule, createStack, sha } = await import("@/server/domain/ingest/fixtures/world");
+const { failedCheckRun, failedWorkflowJob, pullRequestEvent, reviewSubmitted } = await import("@/server/domain/ingest/fixtures/deliveries");
+const { LOGS, localFailedCheck } = await import("@/server/domain/ingest/fixtures/local-events");
+const { deliver, evaluateAll, eventTypes, post } = await import("./fixtures/harness");
+const { ingestCiEvent } = await import("@/server/domain/ingest/delivery/ingest-ci-event");
 const { evaluateDelivery } = await import("./evaluate");
 
 const db = getDb();

@@ -7,8 +7,8 @@ import type { ContextBundleInput } from "@/server/domain/context/build-context-b
 import type { BundleActor, BundleAttribution, BundleSource, ContextLabel } from "@/server/domain/context/context-bundle";
 import { UNTRUSTED_INPUT_LABEL, bundlePolicy, bundleStack, type SnapshotStack } from "@/server/domain/context/from-records";
 import type { Candidate } from "@/server/domain/triggers/matcher";
-import type { CiEvent } from "../ci-event";
-import type { PermissionDecision } from "../actor-permission";
+import type { CiEvent } from "@/server/domain/ci-events/ci-event";
+import type { PermissionDecision } from "@/server/domain/triggers/actor-permission";
 import type { Facts } from "./facts";
 
 export type DispatchableEvent = Exclude<CiEvent, { type: "ignored" }>;

@@ -4,14 +4,14 @@
 // delivery covers as the failed-check event local CI would send, then Airlock's facts (loadFacts)
 // and the matcher (matchTriggers) with the facts mapped exactly as evaluateDelivery maps them.
 import type { Db, Repository } from "@/server/db";
-import { isFailingConclusion, type FailedCheckEvent } from "@/server/domain/ingest/ci-event";
-import type { DispatchableEvent } from "@/server/domain/ingest/evaluate/context-input";
-import { loadFacts, resolveAirlockActor, type Facts } from "@/server/domain/ingest/evaluate/facts";
-import { repositoryNameOf, resolveDelivery } from "@/server/domain/ingest/evaluate/resolve-event";
+import { isFailingConclusion, type FailedCheckEvent } from "@/server/domain/ci-events/ci-event";
+import type { DispatchableEvent } from "@/server/domain/evaluation/context-input";
+import { loadFacts, resolveAirlockActor, type Facts } from "@/server/domain/evaluation/facts";
+import { repositoryNameOf, resolveDelivery } from "@/server/domain/ingest/stored-delivery";
 import type { LocalExtras } from "@/server/domain/ingest/delivery/local-payload";
 import { isAppError } from "@/server/errors";
-import { matchTriggers, type MatchResult } from "./matcher";
-import type { TriggerRule } from "./trigger-rule";
+import { matchTriggers, type MatchResult } from "@/server/domain/triggers/matcher";
+import type { TriggerRule } from "@/server/domain/triggers/trigger-rule";
 
 export type RecordedEventRef = { kind: "delivery"; deliveryId: string } | { kind: "job"; jobId: string };
 

@@ -8,13 +8,13 @@ process.env.GITHUB_WEBHOOK_SECRET = "webhook-secret-for-trigger-kind-tests";
 
 const { getDb } = await import("@/server/db");
 const { createRepository } = await import("@/server/testing/factories");
-const { createPullRequest, createRule, createStack, sha } = await import("../fixtures/world");
-const { prComment, pullRequestEvent, releasePublished, tagPush } = await import("../fixtures/deliveries");
-const { LOGS, checkRerun, flakyScan, localFailedCheck, manualRequest } = await import("../fixtures/local-events");
-const { deliver } = await import("../fixtures/harness");
-const { ingestCiEvent } = await import("../delivery/ingest-ci-event");
+const { createPullRequest, createRule, createStack, sha } = await import("@/server/domain/ingest/fixtures/world");
+const { prComment, pullRequestEvent, releasePublished, tagPush } = await import("@/server/domain/ingest/fixtures/deliveries");
+const { LOGS, checkRerun, flakyScan, localFailedCheck, manualRequest } = await import("@/server/domain/ingest/fixtures/local-events");
+const { deliver } = await import("./fixtures/harness");
+const { ingestCiEvent } = await import("@/server/domain/ingest/delivery/ingest-ci-event");
 const { evaluateDelivery } = await import("./evaluate");
-const { failureSignature } = await import("../failure/failure-signature");
+const { failureSignature } = await import("@/server/domain/ci-events/failure/failure-signature");
 
 type Repo = Awaited<ReturnType<typeof createRepository>>;
 type Result = Awaited<ReturnType<typeof evaluateDelivery>>;

@@ -3,11 +3,12 @@
 // locks, and never clobbering what another writer (the local CI) already filled in.
 import type { Prisma, Repository, Tx } from "@/server/db";
 import { buildLogExcerpt } from "@/server/domain/context/log-excerpt";
-import type { FailedCheckEvent, PrReviewEvent, PullRequestSnapshot } from "../ci-event";
-import type { CiEvent } from "../ci-event";
-import { locateFirstError } from "../failure/failure-signature";
+import type { FailedCheckEvent, PrReviewEvent, PullRequestSnapshot } from "@/server/domain/ci-events/ci-event";
+import type { CiEvent } from "@/server/domain/ci-events/ci-event";
+import { locateFirstError } from "@/server/domain/ci-events/failure/failure-signature";
 import type { Facts } from "./facts";
-import { advisoryLock, pipelineLockKey, prLockKey } from "./locks";
+import { advisoryLock } from "@/server/db/advisory-lock";
+import { pipelineLockKey, prLockKey } from "./locks";
 
 export type RecordIds = { pullRequestId: string | null; pipelineId: string | null; jobId: string | null };
 

@@ -6,11 +6,11 @@ process.env.GITHUB_WEBHOOK_SECRET = "webhook-secret-for-pr-command-tests";
 
 const { getDb } = await import("@/server/db");
 const { createRepository, createUser } = await import("@/server/testing/factories");
-const { createPullRequest, createRule, createStack, sha } = await import("../fixtures/world");
-const { prComment } = await import("../fixtures/deliveries");
-const { LOGS, localFailedCheck } = await import("../fixtures/local-events");
-const { deliver, eventTypes } = await import("../fixtures/harness");
-const { ingestCiEvent } = await import("../delivery/ingest-ci-event");
+const { createPullRequest, createRule, createStack, sha } = await import("@/server/domain/ingest/fixtures/world");
+const { prComment } = await import("@/server/domain/ingest/fixtures/deliveries");
+const { LOGS, localFailedCheck } = await import("@/server/domain/ingest/fixtures/local-events");
+const { deliver, eventTypes } = await import("./fixtures/harness");
+const { ingestCiEvent } = await import("@/server/domain/ingest/delivery/ingest-ci-event");
 const { evaluateDelivery } = await import("./evaluate");
 
 const db = getDb();

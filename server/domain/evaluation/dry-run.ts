@@ -1,12 +1,12 @@
 import type { Db } from "@/server/db";
 import { visibleRepositoryIds } from "@/server/auth/roles";
-import type { ConfigActor } from "../repositories/access";
-import { requireRepositoryRoleOf } from "../repositories/access";
-import { parseInput } from "../repositories/input";
-import { zDryRunInput } from "./forms/schemas";
-import type { Candidate } from "./matcher";
+import type { ConfigActor } from "@/server/domain/repositories/access";
+import { requireRepositoryRoleOf } from "@/server/domain/repositories/access";
+import { parseInput } from "@/server/domain/repositories/input";
+import { zDryRunInput } from "@/server/domain/triggers/forms/schemas";
+import type { Candidate } from "@/server/domain/triggers/matcher";
 import { matchLoadedEvent, recentRecordedEvents, type RecordedEventRef } from "./recorded-events";
-import type { TriggerRule } from "./trigger-rule";
+import type { TriggerRule } from "@/server/domain/triggers/trigger-rule";
 
 // A trigger rule's dry run, before it is saved: which recent events it would have matched, the
 // runs it would have created (task kind, action, dedupe key), and which of those the live path

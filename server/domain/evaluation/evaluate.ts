@@ -10,15 +10,15 @@ import { attributionBeforeEvaluation, fixLoopOnEvent } from "@/server/domain/fix
 import { matchTriggers } from "@/server/domain/triggers/matcher";
 import { describeTriage, holdCandidates, linkTriageToRun, triageFailedCheck } from "@/server/domain/triage/triage";
 import { isAppError } from "@/server/errors";
-import type { CiEvent } from "../ci-event";
-import { boundedDetail, sanitizePayload } from "../delivery/store";
-import { loadKnownSecrets } from "../known-secrets";
+import type { CiEvent } from "@/server/domain/ci-events/ci-event";
+import { boundedDetail, sanitizePayload } from "@/server/domain/ingest/delivery/store";
+import { loadKnownSecrets } from "@/server/domain/ingest/known-secrets";
 import { lookUpChangedFiles, type ChangedFilesLookup } from "./changed-files";
 import { commitCandidate, prepareRun, type CommitOutcome, type PreparedRun } from "./dispatch";
 import { loadFacts, resolveAirlockActor } from "./facts";
 import { applyCancelCommand, noteOnLatestLiveRun } from "./pr-requests";
 import { writeRecords } from "./records";
-import { repositoryNameOf, resolveDelivery } from "./resolve-event";
+import { repositoryNameOf, resolveDelivery } from "@/server/domain/ingest/stored-delivery";
 
 export type EvaluationResult = {
   deliveryId: string;

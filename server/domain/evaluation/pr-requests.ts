@@ -6,7 +6,7 @@ import type { RunStatus } from "@/server/db/generated/enums";
 import { appendRunEvents } from "@/server/domain/events/append";
 import { cancelRun } from "@/server/domain/runs/cancel";
 import { canCancelRun } from "@/server/domain/runs/lifecycle";
-import type { PrCommentEvent } from "../ci-event";
+import type { PrCommentEvent } from "@/server/domain/ci-events/ci-event";
 import { permissionFor } from "./dispatch";
 
 const CANCELLABLE: RunStatus[] = ["suggested", "queued", "running", "awaiting_approval"];

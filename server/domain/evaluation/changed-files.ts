@@ -4,7 +4,7 @@
 import type { Repository } from "@/server/db";
 import type { TriggerRule } from "@/server/domain/triggers/trigger-rule";
 import { listPullRequestFiles, type PullFilesResult } from "@/server/forges/github/pull-files";
-import type { CiEvent } from "../ci-event";
+import type { CiEvent } from "@/server/domain/ci-events/ci-event";
 import type { Facts } from "./facts";
 
 export type ChangedFilesLookup = (query: { repository: string; number: number }) => Promise<PullFilesResult>;

@@ -9,9 +9,9 @@ process.env.GITHUB_WEBHOOK_SECRET = "webhook-secret-for-changed-files-tests";
 
 const { getDb } = await import("@/server/db");
 const { createRepository } = await import("@/server/testing/factories");
-const { createRule, createStack, sha } = await import("../fixtures/world");
-const { failedCheckRun } = await import("../fixtures/deliveries");
-const { post } = await import("../fixtures/harness");
+const { createRule, createStack, sha } = await import("@/server/domain/ingest/fixtures/world");
+const { failedCheckRun } = await import("@/server/domain/ingest/fixtures/deliveries");
+const { post } = await import("./fixtures/harness");
 const { evaluateDelivery } = await import("./evaluate");
 const { githubChangedFiles } = await import("./changed-files");
 const { listPullRequestFiles } = await import("@/server/forges/github/pull-files");
