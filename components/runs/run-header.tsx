@@ -2,6 +2,7 @@ import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
 import { formatUsd, shortSha, taskKindLabel } from "@/components/ui/format";
 import { safeUrl } from "@/components/transcript/safe-url";
+import { OriginBadge } from "./origin-badge";
 import { ExternalLink } from "./section";
 import { RunStatusBadge } from "./status-badge";
 import type { RunDetailView } from "./types";
@@ -68,7 +69,7 @@ export function RunHeader({ run }: { run: RunDetailView }) {
         <span data-testid="run-status">
           <RunStatusBadge status={run.status} />
         </span>
-        {run.isFork && <Badge tone="warning">fork PR</Badge>}
+        <OriginBadge run={run} />
         {run.stack.spec?.adapter.kind === "scripted" && <Badge tone="info">scripted demo adapter</Badge>}
         {run.parentRun && (
           <Link href={`/runs/${run.parentRun.id}`} className="text-sm text-indigo-600 hover:underline dark:text-indigo-400">

@@ -52,6 +52,7 @@ const toForm = (r: TriggerRuleInput): TriggerRuleFormValues => ({
   stackId: r.stackId,
   taskKind: r.taskKind,
   action: r.action,
+  alsoFire: r.alsoFire,
   enabled: r.enabled,
   pathFilters: r.pathFilters,
   repositoryId: r.repositoryId ?? "",
@@ -219,6 +220,11 @@ function RuleForm({ rule, canEdit, options, stackLabel }: { rule: Rule | null; c
               />
               <CheckboxField name="enabled" label="Enabled" className="self-end pb-2" />
             </div>
+            <CheckboxField
+              name="alsoFire"
+              label="Also fire when a more specific rule matches the same failure"
+              hint="Otherwise one failure makes one run: a repository's rule wins over a rule for every repository, then the rule with more match keys, then the older rule."
+            />
           </fieldset>
           {canEdit.allowed && (
             <div className="flex flex-wrap items-center gap-3">

@@ -171,6 +171,24 @@ export const zPrUpdatedEvent = z.object({
   after: z.string().nullable(),
 });
 
+/**
+ * A push to a branch of the repository itself (not a tag): recorded so a later failed check at
+ * that commit is known to come from the repository (workflow_job payloads name no head
+ * repository). Dispatches nothing by itself.
+ */
+export const zBranchPushEvent = z.object({
+  type: z.literal("branch_push"),
+  origin: zOrigin,
+  repository: zRepositoryRef,
+  actor: zActor,
+  branch: z.string().min(1),
+  /** The branch's new head. */
+  headSha: z.string().min(1),
+  before: z.string().nullable(),
+  forced: z.boolean(),
+});
+export type BranchPushEvent = z.infer<typeof zBranchPushEvent>;
+
 export const zReleaseAsset = z.object({
   name: z.string(),
   contentType: z.string().nullable(),
@@ -291,6 +309,7 @@ export const zCiEvent = z.discriminatedUnion("type", [
   zPrCommentEvent,
   zPrLabeledEvent,
   zPrUpdatedEvent,
+  zBranchPushEvent,
   zReleaseEvent,
   zPrReviewEvent,
   zCheckRerunEvent,
@@ -299,6 +318,8 @@ export const zCiEvent = z.discriminatedUnion("type", [
   zIgnoredEvent,
 ]);
 export type CiEvent = z.infer<typeof zCiEvent>;
+/** An event evaluation acts on (records, rules): anything but `ignored`. */
+export type DispatchableEvent = Exclude<CiEvent, { type: "ignored" }>;
 
 /** Strip a leading "v" from tags that look like versions: "v1.2.3" -> "1.2.3", "nightly" stays. */
 export function versionFromTag(tag: string): string {

@@ -7,11 +7,11 @@ import type { ContextBundleInput } from "@/server/domain/context/build-context-b
 import type { BundleActor, BundleAttribution, BundleSource, ContextLabel } from "@/server/domain/context/context-bundle";
 import { UNTRUSTED_INPUT_LABEL, bundlePolicy, bundleStack, type SnapshotStack } from "@/server/domain/context/from-records";
 import type { Candidate } from "@/server/domain/triggers/matcher";
-import type { CiEvent } from "@/server/domain/ci-events/ci-event";
+import type { DispatchableEvent } from "@/server/domain/ci-events/ci-event";
 import type { PermissionDecision } from "@/server/domain/triggers/actor-permission";
 import type { Facts } from "./facts";
+import { isForkOf } from "./origin";
 
-export type DispatchableEvent = Exclude<CiEvent, { type: "ignored" }>;
 
 export type ContextInputArgs = {
   event: DispatchableEvent;
@@ -29,7 +29,7 @@ export type ContextInputArgs = {
 export function contextInputFor(args: ContextInputArgs): ContextBundleInput {
   const { event, candidate, repository, facts, stack } = args;
   const pr = pullRequestView(event, facts);
-  const untrusted = facts.isFork !== false || repository.trustTier === "untrusted";
+  const untrusted = facts.origin.kind !== "repository" || repository.trustTier === "untrusted";
   const commitSha = facts.headSha ?? "unknown";
   const pipeline = facts.pipeline;
   const job = facts.job;
@@ -63,7 +63,7 @@ export function contextInputFor(args: ContextInputArgs): ContextBundleInput {
       headSha: facts.headSha,
       baseRef: pr?.baseRef ?? null,
       baseSha: pr?.baseSha ?? null,
-      isFork: facts.isFork,
+      isFork: isForkOf(facts.origin),
       headRepoFullName: pr?.headRepoFullName ?? null,
       tag: event.type === "release" ? event.tag : null,
     },

@@ -8,10 +8,11 @@ import type { KnownSecret } from "@/server/domain/context/redaction/redact";
 import { appendRunEvents } from "@/server/domain/events/append";
 import { zStackSpec } from "@/server/domain/stacks/spec";
 import type { Candidate } from "@/server/domain/triggers/matcher";
+import type { Firing, Precedence, Superseded } from "@/server/domain/triggers/precedence";
 import { isAppError } from "@/server/errors";
 import { enqueue } from "@/server/queue/enqueue";
 import { decideActorPermission, type PermissionDecision } from "@/server/domain/triggers/actor-permission";
-import type { DispatchableEvent } from "./context-input";
+import type { DispatchableEvent } from "@/server/domain/ci-events/ci-event";
 import type { Facts } from "./facts";
 import { advisoryLock } from "@/server/db/advisory-lock";
 import { dedupeLockKey } from "./locks";
@@ -82,8 +83,11 @@ export async function prepareRun(args: PrepareArgs): Promise<PreparedRun> {
       status: queued ? "queued" : "suggested",
       headSha: facts.headSha,
       headBranch: facts.headBranch,
-      // Unknown counts as a fork: admission then keeps the run on an untrusted pool.
-      isFork: facts.isFork !== false,
+      // Only the repository's own code is trusted: a fork or an unknown origin stays on an
+      // untrusted pool (admission reads isFork), and the run says which and why.
+      isFork: facts.origin.kind !== "repository",
+      origin: facts.origin.kind,
+      originReason: facts.origin.reason.slice(0, 500),
       stackId: stack.id,
       stackVersion: version.version,
       stackSnapshot: assembled.snapshot as Prisma.InputJsonValue,
@@ -128,7 +132,7 @@ export type CommitOutcome =
 
 export type CommitArgs = {
   tx: Tx;
-  candidate: Candidate;
+  candidate: Firing;
   deliveryId: string;
   /** Called when no run holds the key: prepared before the transaction, or now (rare). */
   prepare: () => Promise<PreparedRun>;
@@ -174,6 +178,8 @@ export async function commitCandidate(args: CommitArgs): Promise<CommitOutcome> 
           triggerKind: candidate.triggerKind,
           dedupeKey: candidate.dedupeKey.slice(0, 500),
           deliveryId: args.deliveryId,
+          // Why this rule fired when others matched the same failure (triggers/precedence.ts).
+          ...(candidate.precedence ? { precedence: boundedPrecedence(candidate.precedence) } : {}),
         },
       },
       { type: "context_assembled", payload: prepared.context },
@@ -182,6 +188,27 @@ export async function commitCandidate(args: CommitArgs): Promise<CommitOutcome> 
   });
   if (run.status === "queued") await enqueue(tx, "run.dispatch", { runId: run.id });
   return { kind: "created", runId: run.id, number: run.number, status: run.status };
+}
+
+function boundedPrecedence(p: Precedence) {
+  return {
+    why: p.why.slice(0, 2000),
+    competitors: p.competitors.slice(0, 50).map((c) => ({ ...c, ruleName: c.ruleName.slice(0, 300) })),
+  };
+}
+
+/** Drops for the candidates precedence superseded, linked to the run their winner made or hit. */
+export async function recordSuperseded(tx: Tx, superseded: readonly Superseded[], deliveryId: string, winners: ReadonlyMap<string, string | null>): Promise<void> {
+  if (superseded.length === 0) return;
+  await tx.triggerDrop.createMany({
+    data: superseded.map((s) => ({
+      dedupeKey: s.candidate.dedupeKey,
+      ruleId: s.candidate.ruleId,
+      deliveryId,
+      runId: winners.get(s.by.dedupeKey) ?? null,
+      reason: s.why.slice(0, 2000),
+    })),
+  });
 }
 
 /** The permission decision the bundle records: comments and labels are people asking. */

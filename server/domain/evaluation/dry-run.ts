@@ -5,16 +5,21 @@ import { requireRepositoryRoleOf } from "@/server/domain/repositories/access";
 import { parseInput } from "@/server/domain/repositories/input";
 import { zDryRunInput } from "@/server/domain/triggers/forms/schemas";
 import type { Candidate } from "@/server/domain/triggers/matcher";
-import { matchLoadedEvent, recentRecordedEvents, type RecordedEventRef } from "./recorded-events";
 import type { TriggerRule } from "@/server/domain/triggers/trigger-rule";
+import type { RecordedEventRef } from "./load";
+import { heldKeys, liveRulesFor, planEvaluation } from "./plan";
+import { recentRecordedEvents } from "./recorded-events";
 
 // A trigger rule's dry run, before it is saved: which recent events it would have matched, the
-// runs it would have created (task kind, action, dedupe key), and which of those the live path
-// would have dropped as duplicates: of a run that holds the key already, or of an earlier event
-// in the same list. Events are loaded and matched exactly as evaluateDelivery does
-// (recorded-events.ts); only this one rule is matched. Nothing is written.
+// runs it would have created (task kind, action, dedupe key), which of those the live path would
+// have dropped as duplicates (of a run that holds the key already, or of an earlier event in the
+// same list), and which another rule of the repository would have taken precedence over. The
+// rule is planned beside the repository's live rules (the edited rule in place of its saved
+// version), by the live path's own loader and planner (load.ts, plan.ts). Nothing is written.
+// What the dry run cannot know: changed files the live path would look up on GitHub (path-
+// filtered rules then say "unknown"), and a CI triage verdict that holds agents back.
 
-export type DryRunOutcome = "create" | "duplicate" | "skipped" | "refused" | "unusable";
+export type DryRunOutcome = "create" | "duplicate" | "superseded" | "skipped" | "refused" | "unusable";
 
 export type DryRunEvent = {
   ref: RecordedEventRef;
@@ -23,9 +28,20 @@ export type DryRunEvent = {
   repository: string | null;
   outcome: DryRunOutcome;
   reason: string;
+  /** Other rules matched the same failure: who fires, and why (null when this rule was alone). */
+  precedence: string | null;
   candidate: Pick<Candidate, "taskKind" | "action" | "dedupeKey" | "source" | "reason" | "matchedOn"> | null;
   duplicateOf: { runId: string; number: number } | { event: string } | null;
 };
+
+const pick = (c: Candidate): NonNullable<DryRunEvent["candidate"]> => ({
+  taskKind: c.taskKind,
+  action: c.action,
+  dedupeKey: c.dedupeKey,
+  source: c.source,
+  reason: c.reason,
+  matchedOn: c.matchedOn,
+});
 
 export async function dryRunTriggerRule(opts: { db: Db; actor: ConfigActor; input: unknown; limit?: number }) {
   const { db, actor } = opts;
@@ -38,54 +54,69 @@ export async function dryRunTriggerRule(opts: { db: Db; actor: ConfigActor; inpu
   const rule: TriggerRule = { ...values, id: ruleId ?? "new-rule", enabled: true };
   const events = await recentRecordedEvents({ db, repositoryIds: scope, limit: opts.limit ?? 40 });
 
-  const matched = events.map((event) => {
-    if (!event.ok) return { event, result: null };
-    return { event, result: matchLoadedEvent(event, [rule]) };
-  });
-  const keys = matched.flatMap((m) => m.result?.candidates.map((c) => c.dedupeKey) ?? []);
-  const existing = await db.agentDispatchRun.findMany({ where: { dedupeKey: { in: keys } }, select: { id: true, number: true, dedupeKey: true } });
+  // The rules each repository's events are planned with: its live rules, this one in place of its saved version.
+  const rulesets = new Map<string, TriggerRule[]>();
+  const rulesFor = async (repositoryId: string) => {
+    let rules = rulesets.get(repositoryId);
+    if (!rules) {
+      const live: TriggerRule[] = (await liveRulesFor(db, repositoryId)).filter((r) => r.id !== rule.id);
+      // A new rule is the newest: it loses ties to every saved rule, as it will once saved.
+      const mine = rule.repositoryId === null || rule.repositoryId === repositoryId;
+      rules = mine ? (ruleId === null ? [...live, rule] : insertInOrder(live, rule, await savedOrder(db, ruleId))) : live;
+      rulesets.set(repositoryId, rules);
+    }
+    return rules;
+  };
+
+  const planned = [];
+  for (const event of events) {
+    if (!event.ok) planned.push({ event, plan: null });
+    else planned.push({ event, plan: planEvaluation(event, await rulesFor(event.repository.id)) });
+  }
+  const keys = planned.flatMap((p) => p.plan?.fire.filter((c) => c.ruleId === rule.id).map((c) => c.dedupeKey) ?? []);
+  const existing = await heldKeys(db, keys);
 
   // The live path evaluates oldest first: an earlier event takes the key.
   const firstHolder = new Map<string, string>();
   const out: DryRunEvent[] = [];
   let otherKinds = 0;
-  for (const { event, result } of [...matched].reverse()) {
-    const base = { ref: event.ref, label: event.label, at: event.at, candidate: null, duplicateOf: null };
+  for (const { event, plan } of [...planned].reverse()) {
+    const base = { ref: event.ref, label: event.label, at: event.at, precedence: null, candidate: null, duplicateOf: null };
     if (!event.ok) {
       out.push({ ...base, repository: event.repositoryName, outcome: "unusable", reason: event.problem });
       continue;
     }
     const repository = event.repository.fullName;
-    if (result === null || result.triggerKind !== rule.kind) {
+    if (plan === null || plan.triggerKind !== rule.kind) {
       otherKinds++;
       continue;
     }
-    if (result.refusal !== null) {
-      out.push({ ...base, repository, outcome: "refused", reason: result.refusal });
+    if (plan.refusal !== null) {
+      out.push({ ...base, repository, outcome: "refused", reason: plan.refusal });
       continue;
     }
-    const candidate = result.candidates[0];
-    if (!candidate) {
-      out.push({ ...base, repository, outcome: "skipped", reason: result.skipped[0]?.reason ?? "no match" });
+    const firing = plan.fire.find((c) => c.ruleId === rule.id);
+    const superseded = plan.superseded.find((s) => s.candidate.ruleId === rule.id);
+    if (superseded) {
+      const precedence = plan.fire.find((c) => c.dedupeKey === superseded.by.dedupeKey)?.precedence?.why ?? null;
+      out.push({ ...base, repository, outcome: "superseded", reason: superseded.why, precedence, candidate: pick(superseded.candidate) });
       continue;
     }
-    const picked = {
-      taskKind: candidate.taskKind,
-      action: candidate.action,
-      dedupeKey: candidate.dedupeKey,
-      source: candidate.source,
-      reason: candidate.reason,
-      matchedOn: candidate.matchedOn,
-    };
-    const run = existing.find((r) => r.dedupeKey === candidate.dedupeKey);
-    const holder = firstHolder.get(candidate.dedupeKey);
+    if (!firing) {
+      const skip = plan.skipped.find((s) => s.ruleId === rule.id) ?? plan.skipped.find((s) => s.ruleId === null);
+      out.push({ ...base, repository, outcome: "skipped", reason: skip?.reason ?? "no match" });
+      continue;
+    }
+    const precedence = firing.precedence?.why ?? null;
+    const run = existing.get(firing.dedupeKey);
+    const holder = firstHolder.get(firing.dedupeKey);
     if (run) {
-      out.push({ ...base, repository, outcome: "duplicate", reason: `run #${run.number} already holds this dedupe key`, candidate: picked, duplicateOf: { runId: run.id, number: run.number } });
+      out.push({ ...base, repository, outcome: "duplicate", reason: `run #${run.number} already holds this dedupe key`, precedence, candidate: pick(firing), duplicateOf: { runId: run.id, number: run.number } });
     } else if (holder) {
-      out.push({ ...base, repository, outcome: "duplicate", reason: `an earlier event in this list takes the key: ${holder}`, candidate: picked, duplicateOf: { event: holder } });
+      out.push({ ...base, repository, outcome: "duplicate", reason: `an earlier event in this list takes the key: ${holder}`, precedence, candidate: pick(firing), duplicateOf: { event: holder } });
     } else {
-      firstHolder.set(candidate.dedupeKey, event.label);
-      out.push({ ...base, repository, outcome: "create", reason: candidate.reason, candidate: picked });
+      firstHolder.set(firing.dedupeKey, event.label);
+      out.push({ ...base, repository, outcome: "create", reason: firing.reason, precedence, candidate: pick(firing) });
     }
   }
   out.reverse();
@@ -98,7 +129,28 @@ export async function dryRunTriggerRule(opts: { db: Db; actor: ConfigActor; inpu
     examined: events.length,
     otherKinds,
     events: out,
-    summary: { create: count("create"), duplicate: count("duplicate"), skipped: count("skipped"), refused: count("refused"), unusable: count("unusable") },
+    summary: {
+      create: count("create"),
+      duplicate: count("duplicate"),
+      superseded: count("superseded"),
+      skipped: count("skipped"),
+      refused: count("refused"),
+      unusable: count("unusable"),
+    },
   };
 }
 
+/** The saved rule's place in the live order (createdAt, id): ties in precedence go to the older rule. */
+async function savedOrder(db: Db, ruleId: string) {
+  return db.triggerRule.findUnique({ where: { id: ruleId }, select: { createdAt: true } });
+}
+
+function insertInOrder(live: TriggerRule[], rule: TriggerRule, saved: { createdAt: Date } | null): TriggerRule[] {
+  if (!saved) return [...live, rule];
+  // liveRulesFor orders by createdAt then id; the saved rows carry createdAt.
+  const at = live.findIndex((r) => {
+    const created = (r as TriggerRule & { createdAt?: Date }).createdAt;
+    return created !== undefined && (created > saved.createdAt || (created.getTime() === saved.createdAt.getTime() && r.id > rule.id));
+  });
+  return at === -1 ? [...live, rule] : [...live.slice(0, at), rule, ...live.slice(at)];
+}

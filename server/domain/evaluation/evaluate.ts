@@ -1,24 +1,22 @@
-// Evaluation of one recorded delivery ("delivery.evaluate"): the normalised event, Airlock's
-// facts about it, the trigger rules, and for each candidate a run or a recorded drop. Reading and
-// context assembly happen first; every write (CI records, runs, their events and jobs, drops,
-// cancels, the delivery's outcome) then commits in one transaction, so a crash leaves either
-// nothing or everything, and the retry finds the delivery processed or starts clean.
-import type { Db, Repository } from "@/server/db";
+// Evaluation of one recorded delivery ("delivery.evaluate"): load the event and Airlock's facts
+// (load.ts), plan which rules fire (plan.ts, the function the dry run shows), then for each
+// firing candidate a run or a recorded drop. Reading and context assembly happen first; every
+// write (CI records, runs, their events and jobs, drops, cancels, the delivery's outcome) then
+// commits in one transaction, so a crash leaves either nothing or everything, and the retry finds
+// the delivery processed or starts clean.
+import type { Db } from "@/server/db";
 import { transaction } from "@/server/db";
 import type { DeliveryOutcome } from "@/server/db/generated/enums";
 import { attributionBeforeEvaluation, fixLoopOnEvent } from "@/server/domain/fixloop/triggers";
-import { matchTriggers } from "@/server/domain/triggers/matcher";
-import { describeTriage, holdCandidates, linkTriageToRun, triageFailedCheck } from "@/server/domain/triage/triage";
-import { isAppError } from "@/server/errors";
-import type { CiEvent } from "@/server/domain/ci-events/ci-event";
 import { boundedDetail, sanitizePayload } from "@/server/domain/ingest/delivery/store";
 import { loadKnownSecrets } from "@/server/domain/ingest/known-secrets";
+import { describeTriage, holdCandidates, linkTriageToRun, triageFailedCheck } from "@/server/domain/triage/triage";
 import { lookUpChangedFiles, type ChangedFilesLookup } from "./changed-files";
-import { commitCandidate, prepareRun, type CommitOutcome, type PreparedRun } from "./dispatch";
-import { loadFacts, resolveAirlockActor } from "./facts";
+import { commitCandidate, prepareRun, recordSuperseded, type CommitOutcome, type PreparedRun } from "./dispatch";
+import { loadDelivery, type LoadedEvent } from "./load";
+import { heldKeys, liveRulesFor, planEvaluation, type EvaluationPlan } from "./plan";
 import { applyCancelCommand, noteOnLatestLiveRun } from "./pr-requests";
 import { writeRecords } from "./records";
-import { repositoryNameOf, resolveDelivery } from "@/server/domain/ingest/stored-delivery";
 
 export type EvaluationResult = {
   deliveryId: string;
@@ -52,97 +50,42 @@ export async function evaluateDelivery(opts: {
   const now = opts.now ?? new Date();
   const delivery = await db.webhookDelivery.findUnique({
     where: { deliveryId },
-    select: { source: true, event: true, payload: true, processedAt: true },
+    select: { deliveryId: true, source: true, event: true, action: true, payload: true, receivedAt: true, processedAt: true },
   });
   if (!delivery) return result(deliveryId, "missing", "no such delivery");
   if (delivery.processedAt) return result(deliveryId, "skipped", "already processed");
-  try {
-    return await evaluateStored({ db, deliveryId, delivery, now, changedFiles: opts.changedFiles ?? null });
-  } catch (err) {
-    // A delivery that can never evaluate (malformed, invalid stored event) is marked failed
-    // with the reason; anything else (database down) is thrown so the job is retried.
-    if (!isAppError(err) || err.status >= 500) throw err;
+  const loaded = await loadDelivery(db, delivery);
+  if (!loaded.ok) {
     const secrets = await loadKnownSecrets(db, now);
-    const detail = boundedDetail(sanitizePayload(err.message, secrets));
-    await finish(db, deliveryId, "failed", detail, now);
-    return result(deliveryId, "failed", detail);
+    const detail = boundedDetail(sanitizePayload(loaded.problem, secrets));
+    await finish(db, deliveryId, loaded.outcome, detail, now);
+    return result(deliveryId, loaded.outcome, detail);
   }
+  const rules = await liveRulesFor(db, loaded.repository.id);
+  const filesNote = await lookUpChangedFiles({ repository: loaded.repository, event: loaded.event, facts: loaded.facts, rules, lookup: opts.changedFiles ?? null });
+  return commitPlan({ db, loaded, plan: planEvaluation(loaded, rules), filesNote, now });
 }
 
-type StoredRow = { source: "local" | "github"; event: string; payload: unknown };
-
-async function evaluateStored(opts: { db: Db; deliveryId: string; delivery: StoredRow; now: Date; changedFiles: ChangedFilesLookup | null }): Promise<EvaluationResult> {
-  const { db, deliveryId, delivery, now } = opts;
-  const name = repositoryNameOf(delivery);
-  const repository = name ? await findRepository(db, name) : null;
-  if (!repository) {
-    const detail = `repository ${name ?? "(none)"} is not registered in Airlock`;
-    await finish(db, deliveryId, "ignored", detail, now);
-    return result(deliveryId, "ignored", detail);
-  }
-  const resolved = resolveDelivery(delivery, repository.botHandle);
-  let event: CiEvent = resolved.event;
+async function commitPlan(opts: { db: Db; loaded: LoadedEvent; plan: EvaluationPlan; filesNote: string | null; now: Date }): Promise<EvaluationResult> {
+  const { db, loaded, plan, now } = opts;
+  const { deliveryId, repository, facts, event } = loaded;
   const secrets = await loadKnownSecrets(db, now);
-  if (event.type === "ignored") {
-    const detail = boundedDetail(sanitizePayload(event.reason, secrets));
-    await finish(db, deliveryId, "ignored", detail, now);
-    return result(deliveryId, "ignored", detail);
-  }
-  // Only a person's request is decided by who asked (a failed check or a release is not).
-  const asks = event.type === "pr_comment" || event.type === "pr_labeled" || event.type === "manual";
-  const airlockActor = asks ? await resolveAirlockActor(db, repository.id, resolved.githubUserId) : null;
-  if (airlockActor?.role) event = { ...event, actor: { ...event.actor, airlockRole: airlockActor.role } };
-  const dispatchable = event;
-
-  const facts = await loadFacts({ db, repository, event: dispatchable, extras: resolved.extras });
-  const rules = await db.triggerRule.findMany({
-    where: { enabled: true, OR: [{ repositoryId: null }, { repositoryId: repository.id }] },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-  });
-  const filesNote = await lookUpChangedFiles({ repository, event: dispatchable, facts, rules, lookup: opts.changedFiles });
-  const match = matchTriggers({
-    event: dispatchable,
-    rules,
-    repository: {
-      id: repository.id,
-      fullName: repository.fullName,
-      autoRunOnFailedCheck: repository.autoRunOnFailedCheck,
-      dispatchLabel: repository.dispatchLabel,
-    },
-    facts: {
-      changedFiles: facts.changedFiles,
-      failureSignature: facts.failure?.signature ?? null,
-      pullRequestNumber: facts.pullRequestNumber,
-      headSha: facts.headSha,
-      headBranch: facts.headBranch,
-      ...(resolved.extras.artifacts.length > 0 ? { artifactDigests: facts.artifacts.flatMap((a) => (a.digest ? [a.digest] : [])) } : {}),
-    },
-  });
-  // One order for every evaluation: advisory locks on dedupe keys never deadlock.
-  const candidates = [...match.candidates].sort((a, b) => (a.dedupeKey < b.dedupeKey ? -1 : a.dedupeKey > b.dedupeKey ? 1 : 0));
-
   // Build contexts only for keys no run holds yet (a redelivery storm builds none).
-  const taken = new Set(
-    candidates.length === 0
-      ? []
-      : (await db.agentDispatchRun.findMany({ where: { dedupeKey: { in: candidates.map((c) => c.dedupeKey) } }, select: { dedupeKey: true } })).map(
-          (r) => r.dedupeKey,
-        ),
-  );
+  const taken = await heldKeys(db, plan.fire.map((c) => c.dedupeKey));
   // A red check on a branch our agents touched: its runs carry whose failure it is (stored in the transaction).
-  const attribution = await attributionBeforeEvaluation(db, { event: dispatchable, repositoryId: repository.id, prHeadRef: facts.pullRequest?.headRef, now });
+  const attribution = await attributionBeforeEvaluation(db, { event, repositoryId: repository.id, prHeadRef: facts.pullRequest?.headRef, now });
   const base = {
-    event: dispatchable,
+    event,
     repository,
     facts,
-    actorUserId: airlockActor?.userId ?? null,
+    actorUserId: loaded.actorUserId,
     deliveryId,
-    eventName: delivery.event,
+    eventName: loaded.eventName,
     secrets,
     attribution: attribution ? [attribution.entry] : undefined,
   };
   const prepared = new Map<string, PreparedRun>();
-  for (const candidate of candidates) {
+  for (const candidate of plan.fire) {
     if (!taken.has(candidate.dedupeKey)) prepared.set(candidate.dedupeKey, await prepareRun({ ...base, db, candidate }));
   }
 
@@ -153,12 +96,14 @@ async function evaluateStored(opts: { db: Db; deliveryId: string; delivery: Stor
       SELECT "processedAt" FROM "WebhookDelivery" WHERE "deliveryId" = ${deliveryId} FOR UPDATE`;
     if (!row || row.processedAt) return result(deliveryId, "skipped", "already processed");
 
-    const records = await writeRecords({ tx, repository, event: dispatchable, facts, now });
+    const records = await writeRecords({ tx, repository, event, facts, now, deliveryId });
     // CI triage decides what happens to a failed check; "rerun once" holds the agents back.
-    const triage = dispatchable.type === "failed_check" ? await triageFailedCheck({ tx, repository, event: dispatchable, records, now }) : null;
-    if (triage?.holdsAgents) await holdCandidates(tx, triage, candidates, deliveryId);
+    const triage = event.type === "failed_check" ? await triageFailedCheck({ tx, repository, event, records, now }) : null;
+    const held = triage?.holdsAgents === true;
+    if (held) await holdCandidates(tx, triage, [...plan.fire, ...plan.superseded.map((s) => s.candidate)], deliveryId);
     const outcomes: { ruleName: string; outcome: CommitOutcome }[] = [];
-    for (const candidate of triage?.holdsAgents ? [] : candidates) {
+    const winners = new Map<string, string | null>();
+    for (const candidate of held ? [] : plan.fire) {
       const outcome = await commitCandidate({
         tx,
         candidate,
@@ -167,68 +112,60 @@ async function evaluateStored(opts: { db: Db; deliveryId: string; delivery: Stor
         prepare: async () => prepared.get(candidate.dedupeKey) ?? prepareRun({ ...base, db: tx, candidate }),
       });
       outcomes.push({ ruleName: candidate.ruleName, outcome });
+      winners.set(candidate.dedupeKey, outcome.kind === "refused" ? null : outcome.runId);
     }
+    if (!held) await recordSuperseded(tx, plan.superseded, deliveryId, winners);
     const out = result(deliveryId, "processed", "");
     for (const { outcome } of outcomes) {
       if (outcome.kind === "created") out.created.push({ runId: outcome.runId, number: outcome.number, status: outcome.status });
       else if (outcome.kind === "duplicate") out.duplicates.push({ runId: outcome.runId, number: outcome.number });
       else out.refused.push(outcome.reason);
     }
-    if (match.refusal !== null) {
-      const reason = `refused: ${match.refusal}`;
+    if (plan.refusal !== null) {
+      const reason = `refused: ${plan.refusal}`;
       await tx.triggerDrop.create({ data: { reason, deliveryId } });
       if (records.pullRequestId) await noteOnLatestLiveRun(tx, records.pullRequestId, reason);
-      out.refused.push(match.refusal);
+      out.refused.push(plan.refusal);
     }
-    if (dispatchable.type === "pr_comment" && dispatchable.command === "cancel") {
-      const cancel = await applyCancelCommand({ tx, event: dispatchable, pullRequestId: records.pullRequestId, actorUserId: airlockActor?.userId ?? null, deliveryId, now });
+    if (event.type === "pr_comment" && event.command === "cancel") {
+      const cancel = await applyCancelCommand({ tx, event, pullRequestId: records.pullRequestId, actorUserId: loaded.actorUserId, deliveryId, now });
       out.cancelled = cancel.cancelled;
       if (cancel.refused) out.refused.push(cancel.refused);
     }
     await linkTriageToRun(tx, triage, out.created.map((r) => r.runId));
     const allDuplicates = outcomes.length > 0 && outcomes.every((o) => o.outcome.kind === "duplicate");
     out.outcome = allDuplicates ? "duplicate" : "processed";
-    const loopNote = await fixLoopOnEvent(tx, { event: dispatchable, repositoryId: repository.id, pullRequestId: records.pullRequestId, createdRunIds: out.created.map((c) => c.runId), attribution, now });
+    const loopNote = await fixLoopOnEvent(tx, { event, repositoryId: repository.id, pullRequestId: records.pullRequestId, createdRunIds: out.created.map((c) => c.runId), attribution, now });
     const triaged = describeTriage(triage);
-    const described = describe(dispatchable, outcomes, out, triage?.holdsAgents ? [] : match.skipped, triage?.holdsAgents === true);
-    out.detail = boundedDetail(sanitizePayload([triaged, described, filesNote, loopNote].filter(Boolean).join("; "), secrets));
+    const described = describe(loaded, outcomes, out, plan, held);
+    out.detail = boundedDetail(sanitizePayload([triaged, described, opts.filesNote, loopNote].filter(Boolean).join("; "), secrets));
     await tx.webhookDelivery.update({ where: { deliveryId }, data: { outcome: out.outcome, detail: out.detail, processedAt: now } });
     return out;
   }, { maxWait: 30_000, timeout: 30_000 });
-}
-
-async function findRepository(db: Db, fullName: string): Promise<Repository | null> {
-  // GitHub owner and repository names are case-insensitive.
-  return (
-    (await db.repository.findUnique({ where: { fullName } })) ??
-    (await db.repository.findFirst({ where: { fullName: { equals: fullName, mode: "insensitive" } } }))
-  );
 }
 
 async function finish(db: Db, deliveryId: string, outcome: DeliveryOutcome, detail: string, now: Date) {
   await db.webhookDelivery.updateMany({ where: { deliveryId, processedAt: null }, data: { outcome, detail, processedAt: now } });
 }
 
-function describe(
-  event: Exclude<CiEvent, { type: "ignored" }>,
-  outcomes: { ruleName: string; outcome: CommitOutcome }[],
-  out: EvaluationResult,
-  skipped: { ruleName: string | null; reason: string }[],
-  held = false,
-): string {
+function describe(loaded: LoadedEvent, outcomes: { ruleName: string; outcome: CommitOutcome }[], out: EvaluationResult, plan: EvaluationPlan, held: boolean): string {
+  const { event } = loaded;
   const parts: string[] = [];
   for (const { ruleName, outcome } of outcomes) {
     if (outcome.kind === "created") parts.push(`run #${outcome.number} ${outcome.status} (rule ${ruleName})`);
     else if (outcome.kind === "duplicate") parts.push(`duplicate of run #${outcome.number} (rule ${ruleName})`);
     else parts.push(`rule ${ruleName} not dispatched: ${outcome.reason}`);
   }
+  if (!held) for (const s of plan.superseded) parts.push(`rule ${s.candidate.ruleName} ${s.why}`);
   for (const reason of out.refused.filter((r) => !parts.some((p) => p.endsWith(r)))) parts.push(reason.startsWith("cancel") ? reason : `refused: ${reason}`);
   if (out.cancelled.length > 0) parts.push(`cancelled run${out.cancelled.length === 1 ? "" : "s"} ${out.cancelled.map((n) => `#${n}`).join(", ")}`);
   if (event.type === "pr_updated") parts.push(`pull request #${event.pullRequest.number} ${event.action}: record updated`);
   if (event.type === "pr_review") parts.push(`review (${event.review.state}) on #${event.pullRequest.number} stored`);
-  if (outcomes.length === 0 && out.refused.length === 0 && !held) {
-    const reasons = skipped.slice(0, 3).map((s) => (s.ruleName ? `${s.ruleName}: ${s.reason}` : s.reason));
-    if (event.type !== "pr_updated" && event.type !== "pr_review") parts.push(`no run: ${reasons.join("; ") || "no rule matched"}`);
+  if (event.type === "branch_push") parts.push(`push to ${event.branch} at ${event.headSha.slice(0, 12)} recorded`);
+  const recordsOnly = event.type === "pr_updated" || event.type === "pr_review" || event.type === "branch_push";
+  if (outcomes.length === 0 && out.refused.length === 0 && !held && !recordsOnly) {
+    const reasons = plan.skipped.slice(0, 3).map((s) => (s.ruleName ? `${s.ruleName}: ${s.reason}` : s.reason));
+    parts.push(`no run: ${reasons.join("; ") || "no rule matched"}`);
   }
   return parts.join("; ");
 }

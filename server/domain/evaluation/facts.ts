@@ -1,12 +1,16 @@
 // What evaluation knows beyond the payload, read from Airlock's own records: the pull request,
-// the pipeline and failed job, the failure signature, changed files, the Airlock user behind a
-// GitHub account. Reads only; records.ts writes.
+// the pipeline and failed job, the failure signature and context digest, changed files, where the
+// code comes from, the Airlock user behind a GitHub account. Reads only; records.ts writes.
 import type { Db, Job, Pipeline, PullRequest, Repository } from "@/server/db";
 import type { RepoRole } from "@/server/db/generated/enums";
+import type { FailedCheckEvent } from "@/server/domain/ci-events/ci-event";
+import { failureContextDigest } from "@/server/domain/ci-events/failure/context-digest";
+import { failureSignature, locateFirstError } from "@/server/domain/ci-events/failure/failure-signature";
 import type { SimilarRun } from "@/server/domain/context/context-bundle";
-import type { CiEvent, FailedCheckEvent } from "@/server/domain/ci-events/ci-event";
+import { buildLogExcerpt } from "@/server/domain/context/log-excerpt";
 import type { LocalArtifact, LocalExtras } from "@/server/domain/ingest/delivery/local-payload";
-import { failureSignature } from "@/server/domain/ci-events/failure/failure-signature";
+import type { DispatchableEvent } from "@/server/domain/ci-events/ci-event";
+import { decideOrigin, type Origin, type OriginEvidence } from "./origin";
 
 export type FailureFacts = { signature: string | null; testNames: string[]; errorLines: string[] };
 
@@ -15,8 +19,8 @@ export type Facts = {
   pullRequestNumber: number | null;
   headSha: string | null;
   headBranch: string | null;
-  /** null: unknown, which is treated as a fork (untrusted). */
-  isFork: boolean | null;
+  /** Where the code comes from; anything but "repository" runs untrusted. */
+  origin: Origin;
   /** null: unknown (path-filtered rules then never match). */
   changedFiles: string[] | null;
   pipeline: Pipeline | null;
@@ -26,7 +30,12 @@ export type Facts = {
   log: string | null;
   artifacts: LocalArtifact[];
   similarRuns: SimilarRun[];
+  /** Failed checks: the dedupe key's context digest (ci-events/failure/context-digest.ts). */
+  contextDigest: string | null;
 };
+
+/** The excerpt a failed job's row keeps of a delivery's log (records.ts stores exactly this). */
+export const logExcerptOf = (log: string) => buildLogExcerpt(log, { focusLine: locateFirstError(log) });
 
 export type AirlockActor = { userId: string; role: RepoRole | null };
 
@@ -42,14 +51,15 @@ export async function resolveAirlockActor(db: Db, repositoryId: string, githubUs
   return { userId: user.id, role: user.isAdmin ? "admin" : (user.memberships[0]?.role ?? null) };
 }
 
-export async function loadFacts(opts: { db: Db; repository: Repository; event: CiEvent; extras: LocalExtras }): Promise<Facts> {
+export async function loadFacts(opts: { db: Db; repository: Repository; event: DispatchableEvent; extras: LocalExtras }): Promise<Facts> {
   const { db, repository, event, extras } = opts;
+  const evidence: OriginEvidence = { pullRequest: null, pushed: null };
   const facts: Facts = {
     pullRequest: null,
     pullRequestNumber: null,
     headSha: null,
     headBranch: null,
-    isFork: null,
+    origin: { kind: "unknown", reason: "not yet decided" },
     changedFiles: extras.changedFiles,
     pipeline: null,
     job: null,
@@ -57,13 +67,14 @@ export async function loadFacts(opts: { db: Db; repository: Repository; event: C
     log: extras.log,
     artifacts: extras.artifacts,
     similarRuns: [],
+    contextDigest: null,
   };
   const prByNumber = (number: number) =>
     db.pullRequest.findUnique({ where: { repositoryId_number: { repositoryId: repository.id, number } } });
 
   switch (event.type) {
     case "failed_check":
-      await failedCheckFacts(db, repository, event, facts);
+      await failedCheckFacts(db, repository, event, facts, evidence);
       break;
     case "pr_comment":
     case "pr_labeled":
@@ -75,7 +86,15 @@ export async function loadFacts(opts: { db: Db; repository: Repository; event: C
       facts.pullRequestNumber = event.pullRequest.number;
       facts.headSha = snapshot?.headSha ?? pr?.headSha ?? null;
       facts.headBranch = snapshot?.headRef ?? pr?.headRef ?? null;
-      facts.isFork = snapshot?.isFork ?? pr?.isFork ?? null;
+      const headRef = snapshot?.headRef ?? pr?.headRef;
+      if (headRef !== undefined) {
+        evidence.pullRequest = {
+          number: event.pullRequest.number,
+          isFork: snapshot?.isFork ?? pr?.isFork ?? null,
+          headRef,
+          headRepoFullName: snapshot?.headRepoFullName ?? pr?.headRepoFullName ?? null,
+        };
+      }
       break;
     }
     case "manual":
@@ -86,12 +105,11 @@ export async function loadFacts(opts: { db: Db; repository: Repository; event: C
       facts.pullRequestNumber = number;
       facts.headSha = event.headSha;
       facts.headBranch = event.headBranch ?? pr?.headRef ?? null;
-      facts.isFork = pr?.isFork ?? (number === null ? false : null);
+      if (pr) evidence.pullRequest = pr;
       break;
     }
     case "release": {
       facts.headBranch = event.tag;
-      facts.isFork = false;
       facts.headSha = event.commitSha;
       if (facts.headSha === null) {
         // A release cut from a branch names no commit: the tag's own release pipeline does.
@@ -110,7 +128,6 @@ export async function loadFacts(opts: { db: Db; repository: Repository; event: C
     }
     case "flaky_scan": {
       facts.headBranch = event.branch;
-      facts.isFork = false;
       // A scan names no commit: triage the newest one that failed this way on the branch.
       const latest = await db.job.findFirst({
         where: { failureSignature: event.signature, pipeline: { repositoryId: repository.id, ...(event.branch ? { headBranch: event.branch } : {}) } },
@@ -126,9 +143,12 @@ export async function loadFacts(opts: { db: Db; repository: Repository; event: C
       }
       break;
     }
-    case "ignored":
+    case "branch_push":
+      facts.headSha = event.headSha;
+      facts.headBranch = event.branch;
       break;
   }
+  facts.origin = decideOrigin(event, evidence);
 
   if (facts.changedFiles === null && facts.pullRequest && facts.pullRequest.changedFiles.length > 0) {
     facts.changedFiles = facts.pullRequest.changedFiles;
@@ -144,10 +164,16 @@ export async function loadFacts(opts: { db: Db; repository: Repository; event: C
     }
   }
   if (facts.failure?.signature) facts.similarRuns = await similarRuns(db, repository.id, facts.failure.signature, facts.job?.id ?? null);
+  if (event.type === "failed_check") {
+    // The stored excerpt when the job has one, else the one this delivery's log will store.
+    const stored = facts.job && facts.job.logExcerpt !== "" ? facts.job.logExcerpt : null;
+    const logExcerpt = stored ?? (facts.log === null ? null : logExcerptOf(facts.log).text);
+    facts.contextDigest = failureContextDigest({ logExcerpt, artifactDigests: facts.artifacts.flatMap((a) => (a.digest ? [a.digest] : [])) });
+  }
   return facts;
 }
 
-async function failedCheckFacts(db: Db, repository: Repository, event: FailedCheckEvent, facts: Facts) {
+async function failedCheckFacts(db: Db, repository: Repository, event: FailedCheckEvent, facts: Facts, evidence: OriginEvidence) {
   let number = event.pullRequests[0]?.number ?? null;
   // workflow_job payloads and fork check suites name no pull request: the head commit does.
   const pr =
@@ -162,7 +188,14 @@ async function failedCheckFacts(db: Db, repository: Repository, event: FailedChe
   facts.pullRequestNumber = number;
   facts.headSha = event.headSha;
   facts.headBranch = event.headBranch ?? event.pullRequests[0]?.headRef ?? pr?.headRef ?? null;
-  facts.isFork = event.isFork ?? pr?.isFork ?? null;
+  const linked = event.pullRequests[0];
+  evidence.pullRequest = pr ?? (linked ? { ...linked } : null);
+  if (event.isFork === null && evidence.pullRequest?.isFork == null && event.origin !== "local") {
+    evidence.pushed = await db.pushedCommit.findUnique({
+      where: { repositoryId_sha: { repositoryId: repository.id, sha: event.headSha } },
+      select: { branch: true, pusher: true },
+    });
+  }
   facts.pipeline = await db.pipeline.findUnique({ where: { repositoryId_externalId: { repositoryId: repository.id, externalId: event.runId } } });
   if (facts.pipeline && event.jobId !== null) {
     facts.job = await db.job.findUnique({ where: { pipelineId_externalId: { pipelineId: facts.pipeline.id, externalId: event.jobId } } });

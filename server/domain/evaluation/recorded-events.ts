@@ -1,68 +1,13 @@
 // Recent events as the live trigger path sees them, for the trigger dry run and the stack
-// preview: stored deliveries resolved the way evaluation resolves them (GitHub payloads through
-// fromGithub with the repository's bot handle, local deliveries as recorded), failed Job rows no
-// delivery covers as the failed-check event local CI would send, then Airlock's facts (loadFacts)
-// and the matcher (matchTriggers) with the facts mapped exactly as evaluateDelivery maps them.
-import type { Db, Repository } from "@/server/db";
+// preview: stored deliveries loaded by the live path's own loader (load.ts), and failed Job rows
+// no delivery covers as the failed-check event local CI would have sent.
+import type { Db } from "@/server/db";
 import { isFailingConclusion, type FailedCheckEvent } from "@/server/domain/ci-events/ci-event";
-import type { DispatchableEvent } from "@/server/domain/evaluation/context-input";
-import { loadFacts, resolveAirlockActor, type Facts } from "@/server/domain/evaluation/facts";
-import { repositoryNameOf, resolveDelivery } from "@/server/domain/ingest/stored-delivery";
 import type { LocalExtras } from "@/server/domain/ingest/delivery/local-payload";
-import { isAppError } from "@/server/errors";
-import { matchTriggers, type MatchResult } from "@/server/domain/triggers/matcher";
-import type { TriggerRule } from "@/server/domain/triggers/trigger-rule";
-
-export type RecordedEventRef = { kind: "delivery"; deliveryId: string } | { kind: "job"; jobId: string };
-
-type Described = { ref: RecordedEventRef; label: string; at: Date };
-
-export type LoadedEvent = Described & {
-  ok: true;
-  repository: Repository;
-  event: DispatchableEvent;
-  extras: LocalExtras;
-  /** The delivery id a run records (a job row has none: "job:<id>"). */
-  deliveryId: string;
-  eventName: string;
-  facts: Facts;
-};
-
-export type UnusableEvent = Described & { ok: false; repositoryName: string | null; problem: string };
+import { loadFacts } from "./facts";
+import { loadDelivery, type Described, type LoadedEvent, type UnusableEvent } from "./load";
 
 const NO_EXTRAS: LocalExtras = { log: null, changedFiles: null, artifacts: [] };
-
-async function findRepository(db: Db, fullName: string): Promise<Repository | null> {
-  return (
-    (await db.repository.findUnique({ where: { fullName } })) ??
-    (await db.repository.findFirst({ where: { fullName: { equals: fullName, mode: "insensitive" } } }))
-  );
-}
-
-type DeliveryRow = { deliveryId: string; source: "local" | "github"; event: string; action: string | null; payload: unknown; receivedAt: Date };
-
-export async function loadDeliveryEvent(db: Db, delivery: DeliveryRow): Promise<LoadedEvent | UnusableEvent> {
-  const described: Described = {
-    ref: { kind: "delivery", deliveryId: delivery.deliveryId },
-    label: `${delivery.source} ${delivery.event}${delivery.action ? `.${delivery.action}` : ""} ${delivery.deliveryId}`,
-    at: delivery.receivedAt,
-  };
-  const name = repositoryNameOf(delivery);
-  const repository = name ? await findRepository(db, name) : null;
-  if (!repository) return { ...described, ok: false, repositoryName: name, problem: `repository ${name ?? "(none)"} is not registered in Airlock` };
-  try {
-    const resolved = resolveDelivery(delivery, repository.botHandle);
-    let event = resolved.event;
-    if (event.type === "ignored") return { ...described, ok: false, repositoryName: repository.fullName, problem: `ignored: ${event.reason}` };
-    const actor = await resolveAirlockActor(db, repository.id, resolved.githubUserId);
-    if (actor?.role) event = { ...event, actor: { ...event.actor, airlockRole: actor.role } };
-    const facts = await loadFacts({ db, repository, event, extras: resolved.extras });
-    return { ...described, ok: true, repository, event, extras: resolved.extras, deliveryId: delivery.deliveryId, eventName: delivery.event, facts };
-  } catch (err) {
-    if (!isAppError(err) || err.status >= 500) throw err;
-    return { ...described, ok: false, repositoryName: repository.fullName, problem: err.message };
-  }
-}
 
 /** A failed Job row as the failed-check event its CI would have sent. */
 export async function loadJobEvent(db: Db, jobId: string): Promise<LoadedEvent | UnusableEvent> {
@@ -78,7 +23,7 @@ export async function loadJobEvent(db: Db, jobId: string): Promise<LoadedEvent |
     at: job.createdAt,
   };
   if (!isFailingConclusion(job.conclusion)) {
-    return { ...described, ok: false, repositoryName: repository.fullName, problem: `job concluded ${job.conclusion ?? "not yet"}` };
+    return { ...described, ok: false, repositoryName: repository.fullName, outcome: "ignored", problem: `job concluded ${job.conclusion ?? "not yet"}` };
   }
   const github = repository.forge === "github";
   const event: FailedCheckEvent = {
@@ -100,7 +45,8 @@ export async function loadJobEvent(db: Db, jobId: string): Promise<LoadedEvent |
     pullRequests: pr
       ? [{ number: pr.number, url: pr.url, headRef: pr.headRef, headSha: pr.headSha, headRepoFullName: pr.headRepoFullName, baseRef: pr.baseRef, baseSha: pr.baseSha, isFork: pr.isFork }]
       : [],
-    isFork: pr?.isFork ?? false,
+    // A GitHub job without a pull request is a workflow_job: its payload cannot say (origin.ts decides).
+    isFork: pr?.isFork ?? (github ? null : false),
     workflowName: pipeline.workflowName,
     jobName: job.name,
     checkName: pipeline.checkName,
@@ -121,7 +67,7 @@ export async function loadJobEvent(db: Db, jobId: string): Promise<LoadedEvent |
   // The records exist already (a delivery would have written them): name them.
   facts.pipeline ??= pipelineRow;
   facts.job ??= job;
-  return { ...described, ok: true, repository, event, extras, deliveryId: `job:${job.id}`, eventName: "workflow_job", facts };
+  return { ...described, ok: true, repository, event, extras, deliveryId: `job:${job.id}`, eventName: "workflow_job", facts, actorUserId: null };
 }
 
 export type RecentEventsOptions = {
@@ -146,7 +92,7 @@ export async function recentRecordedEvents(opts: RecentEventsOptions): Promise<(
   });
   const loaded: (LoadedEvent | UnusableEvent)[] = [];
   for (const delivery of deliveries) {
-    const item = await loadDeliveryEvent(db, delivery);
+    const item = await loadDelivery(db, delivery);
     const repoId = item.ok ? item.repository.id : null;
     if (scope !== "all" && (repoId === null || !scope.includes(repoId))) continue;
     if (opts.failuresOnly && (!item.ok || item.event.type !== "failed_check")) continue;
@@ -172,33 +118,3 @@ export async function recentRecordedEvents(opts: RecentEventsOptions): Promise<(
   return loaded.sort((a, b) => b.at.getTime() - a.at.getTime()).slice(0, take);
 }
 
-/** The enabled rules the live path evaluates for a repository, in its order. */
-export function liveRulesFor(db: Db, repositoryId: string) {
-  return db.triggerRule.findMany({
-    where: { enabled: true, OR: [{ repositoryId: null }, { repositoryId }] },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-  });
-}
-
-/** matchTriggers on a loaded event, with the facts mapped as the live evaluation maps them. */
-export function matchLoadedEvent(loaded: LoadedEvent, rules: readonly TriggerRule[]): MatchResult {
-  const { facts, repository } = loaded;
-  return matchTriggers({
-    event: loaded.event,
-    rules,
-    repository: {
-      id: repository.id,
-      fullName: repository.fullName,
-      autoRunOnFailedCheck: repository.autoRunOnFailedCheck,
-      dispatchLabel: repository.dispatchLabel,
-    },
-    facts: {
-      changedFiles: facts.changedFiles,
-      failureSignature: facts.failure?.signature ?? null,
-      pullRequestNumber: facts.pullRequestNumber,
-      headSha: facts.headSha,
-      headBranch: facts.headBranch,
-      ...(loaded.extras.artifacts.length > 0 ? { artifactDigests: facts.artifacts.flatMap((a) => (a.digest ? [a.digest] : [])) } : {}),
-    },
-  });
-}

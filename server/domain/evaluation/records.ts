@@ -1,18 +1,16 @@
-// The CI records a delivery updates: the PullRequest (opened, synchronize, labeled, review), and
-// the Pipeline and Job of a failed check. Inside the evaluation's transaction, under advisory
-// locks, and never clobbering what another writer (the local CI) already filled in.
+// The CI records a delivery updates: the PullRequest (opened, synchronize, labeled, review), the
+// Pipeline and Job of a failed check, and the commit a branch push brought (PushedCommit).
+// Inside the evaluation's transaction, under advisory locks, and never clobbering what another
+// writer (the local CI) already filled in.
 import type { Prisma, Repository, Tx } from "@/server/db";
-import { buildLogExcerpt } from "@/server/domain/context/log-excerpt";
-import type { FailedCheckEvent, PrReviewEvent, PullRequestSnapshot } from "@/server/domain/ci-events/ci-event";
-import type { CiEvent } from "@/server/domain/ci-events/ci-event";
-import { locateFirstError } from "@/server/domain/ci-events/failure/failure-signature";
-import type { Facts } from "./facts";
 import { advisoryLock } from "@/server/db/advisory-lock";
+import type { CiEvent, FailedCheckEvent, PrReviewEvent, PullRequestSnapshot } from "@/server/domain/ci-events/ci-event";
+import { logExcerptOf, type Facts } from "./facts";
 import { pipelineLockKey, prLockKey } from "./locks";
 
 export type RecordIds = { pullRequestId: string | null; pipelineId: string | null; jobId: string | null };
 
-export async function writeRecords(opts: { tx: Tx; repository: Repository; event: CiEvent; facts: Facts; now: Date }): Promise<RecordIds> {
+export async function writeRecords(opts: { tx: Tx; repository: Repository; event: CiEvent; facts: Facts; now: Date; deliveryId: string }): Promise<RecordIds> {
   const { tx, repository, event, facts } = opts;
   const ids: RecordIds = { pullRequestId: facts.pullRequest?.id ?? null, pipelineId: facts.pipeline?.id ?? null, jobId: facts.job?.id ?? null };
   switch (event.type) {
@@ -25,6 +23,13 @@ export async function writeRecords(opts: { tx: Tx; repository: Repository; event
       break;
     case "pr_review":
       ids.pullRequestId = await recordReview(tx, repository.id, event);
+      break;
+    case "branch_push":
+      // The first push of a commit names its branch; a later push of the same commit changes nothing.
+      await tx.pushedCommit.createMany({
+        data: [{ repositoryId: repository.id, sha: event.headSha, branch: event.branch, pusher: event.actor.login, deliveryId: opts.deliveryId }],
+        skipDuplicates: true,
+      });
       break;
     case "failed_check": {
       const written = await upsertPipelineAndJob(tx, repository.id, event, facts);
@@ -130,7 +135,7 @@ async function upsertPipelineAndJob(tx: Tx, repositoryId: string, event: FailedC
       });
   if (event.jobId === null) return { pipelineId: pipeline.id, jobId: null };
 
-  const excerpt = facts.log === null ? null : buildLogExcerpt(facts.log, { focusLine: locateFirstError(facts.log) });
+  const excerpt = facts.log === null ? null : logExcerptOf(facts.log);
   const failure = facts.failure;
   const jobWhere = { pipelineId_externalId: { pipelineId: pipeline.id, externalId: event.jobId } };
   // A pipeline created just now has no jobs yet.

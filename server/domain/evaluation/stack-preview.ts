@@ -6,15 +6,9 @@ import { loadKnownSecrets } from "@/server/domain/ingest/known-secrets";
 import { canonicalJson } from "@/server/lib/canonical-json";
 import { parseInput } from "@/server/domain/repositories/input";
 import type { Candidate } from "@/server/domain/triggers/matcher";
-import {
-  liveRulesFor,
-  loadDeliveryEvent,
-  loadJobEvent,
-  matchLoadedEvent,
-  recentRecordedEvents,
-  type LoadedEvent,
-  type UnusableEvent,
-} from "./recorded-events";
+import { loadDelivery, type LoadedEvent, type UnusableEvent } from "./load";
+import { liveRulesFor, planEvaluation } from "./plan";
+import { loadJobEvent, recentRecordedEvents } from "./recorded-events";
 import type { TriggerRule } from "@/server/domain/triggers/trigger-rule";
 import { zStackPreviewInput, type PreviewSource } from "@/server/domain/stacks/schemas";
 import { specOf } from "@/server/domain/stacks/stacks-service";
@@ -59,7 +53,7 @@ async function loadSource(db: Db, repositoryId: string, source: PreviewSource): 
       select: { deliveryId: true, source: true, event: true, action: true, payload: true, receivedAt: true },
     });
     if (!row) throw new AppError("NOT_FOUND", "No such delivery.", { reason: "no_such_delivery" });
-    return loadDeliveryEvent(db, row);
+    return loadDelivery(db, row);
   }
   const job = await db.job.findUnique({ where: { id: source.jobId }, select: { pipeline: { select: { repositoryId: true } } } });
   if (!job || job.pipeline.repositoryId !== repositoryId) throw new AppError("NOT_FOUND", "No such job in this repository.", { reason: "no_such_job" });
@@ -83,12 +77,13 @@ async function candidateFor(db: Db, loaded: LoadedEvent, stackId: string, input:
   const unmatched: Chosen["unmatched"] = [];
   if (input.stackId !== null) {
     const rules = await liveRulesFor(db, loaded.repository.id);
-    const live = matchLoadedEvent(loaded, rules);
-    const mine = live.candidates.find((c) => c.stackId === input.stackId);
+    const live = planEvaluation(loaded, rules);
+    const mine = live.fire.find((c) => c.stackId === input.stackId);
     if (mine) return { candidate: mine, hypothetical: false, unmatched };
     // Why this stack's own rules did not start it: shown beside the hypothetical run.
     const own = new Set(rules.filter((r) => r.stackId === input.stackId).map((r) => r.id));
     for (const s of live.skipped) if (s.ruleId !== null && own.has(s.ruleId)) unmatched.push({ ruleName: s.ruleName ?? s.ruleId, reason: s.reason });
+    for (const s of live.superseded) if (own.has(s.candidate.ruleId)) unmatched.push({ ruleName: s.candidate.ruleName, reason: s.why });
   }
   const rule: TriggerRule = {
     id: `preview-${stackId}`,
@@ -106,8 +101,8 @@ async function candidateFor(db: Db, loaded: LoadedEvent, stackId: string, input:
     action: "suggest",
     enabled: true,
   };
-  const result = matchLoadedEvent(loaded, [rule]);
-  const candidate = result.candidates[0];
+  const result = planEvaluation(loaded, [rule]);
+  const candidate = result.fire[0];
   if (!candidate) {
     const why = result.refusal ?? result.skipped.map((s) => s.reason).join("; ");
     throw new AppError("UNPROCESSABLE", `This failure would not start a run: ${why}`, { reason: "not_dispatchable" });

@@ -1,7 +1,7 @@
 // Run titles, in the console's voice: "Diagnose unit-tests failure on PR #412".
 import type { TaskKind } from "@/server/db/generated/enums";
 import type { Candidate } from "@/server/domain/triggers/matcher";
-import type { DispatchableEvent } from "./context-input";
+import type { DispatchableEvent } from "@/server/domain/ci-events/ci-event";
 import type { Facts } from "./facts";
 
 const VERB: Record<TaskKind, string> = { diagnose: "Diagnose", repair: "Repair", triage: "Triage", release_review: "Review release" };
@@ -11,7 +11,7 @@ export function runTitle(opts: { event: DispatchableEvent; candidate: Candidate;
   const verb = VERB[candidate.taskKind];
   const where =
     facts.pullRequestNumber !== null
-      ? `on ${facts.isFork !== false ? "fork " : ""}PR #${facts.pullRequestNumber}`
+      ? `on ${facts.origin.kind === "fork" ? "fork " : ""}PR #${facts.pullRequestNumber}`
       : `on ${facts.headBranch ?? facts.headSha?.slice(0, 7) ?? "an unknown ref"}`;
   const title = (() => {
     switch (event.type) {

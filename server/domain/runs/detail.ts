@@ -33,8 +33,9 @@ const runDetailInclude = {
 export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: RepoRole }) {
   const run = await opts.db.agentDispatchRun.findUnique({ where: { id: opts.runId }, include: runDetailInclude });
   if (!run) throw new AppError("NOT_FOUND", "No such run.");
-  const [dropped, runnerPool] = await Promise.all([
-    opts.db.triggerDrop.count({ where: { runId: run.id } }),
+  const [dropped, droppedTriggers, runnerPool] = await Promise.all([
+    opts.db.triggerDrop.count({ where: { runId: run.id, dedupeKey: run.dedupeKey } }),
+    listDroppedTriggers(opts.db, run),
     run.runnerPoolId
       ? opts.db.runnerPool.findUnique({
           where: { id: run.runnerPoolId },
@@ -49,6 +50,7 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
     costUsd: Number(costUsd),
     attempts: attempts.map(({ costUsd: c, ...a }) => ({ ...a, costUsd: Number(c) })),
     duplicateTriggersDropped: dropped,
+    droppedTriggers,
     runnerPool,
     context: contextView(contextBundle),
     stack,
@@ -63,6 +65,40 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
       maxRetries: stack.spec?.limits.maxRetries,
       pendingApprovals: run.approvals.filter((a) => a.status === "pending").length,
     }),
+  };
+}
+
+const DROPS_SHOWN = 20;
+
+/**
+ * Triggers dropped in this run's favour, newest first, each with the delivery that brought it: a
+ * duplicate (the same dedupe key: a redelivery, another report of the same failure) or a rule
+ * another rule took precedence over (its own key, linked to this run).
+ */
+async function listDroppedTriggers(db: Db, run: { id: string; dedupeKey: string }) {
+  const [rows, total] = await Promise.all([
+    db.triggerDrop.findMany({
+      where: { runId: run.id },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: DROPS_SHOWN,
+      select: { id: true, dedupeKey: true, reason: true, deliveryId: true, ruleId: true, createdAt: true },
+    }),
+    db.triggerDrop.count({ where: { runId: run.id } }),
+  ]);
+  const ids = [...new Set(rows.flatMap((r) => (r.deliveryId ? [r.deliveryId] : [])))];
+  const deliveries = ids.length === 0 ? [] : await db.webhookDelivery.findMany({ where: { deliveryId: { in: ids } }, select: { deliveryId: true, source: true, event: true, action: true, receivedAt: true } });
+  const byId = new Map(deliveries.map((d) => [d.deliveryId, d]));
+  return {
+    total,
+    items: rows.map((r) => ({
+      id: r.id,
+      kind: r.dedupeKey === run.dedupeKey ? ("duplicate" as const) : ("superseded" as const),
+      reason: r.reason,
+      ruleId: r.ruleId,
+      at: r.createdAt,
+      deliveryId: r.deliveryId,
+      delivery: r.deliveryId ? (byId.get(r.deliveryId) ?? null) : null,
+    })),
   };
 }
 

@@ -30,6 +30,8 @@ export type Candidate = {
   reason: string;
   matchedOn: MatchKey[];
   dedupeKey: string;
+  /** The dedupe key without the rule: candidates of one subject compete (precedence.ts). */
+  subjectKey: string;
 };
 
 export type Skip = { ruleId: string | null; ruleName: string | null; reason: string };
@@ -84,9 +86,9 @@ export function matchTriggers(input: MatchInput): MatchResult {
       skipped.push({ ruleId: rule.id, ruleName: rule.name, reason: miss });
       continue;
     }
-    const key = dedupeKeyFor(subject, rule, input.repository);
-    if (typeof key !== "string") {
-      skipped.push({ ruleId: rule.id, ruleName: rule.name, reason: key.missing });
+    const keys = dedupeKeyFor(subject, rule, input.repository);
+    if ("missing" in keys) {
+      skipped.push({ ruleId: rule.id, ruleName: rule.name, reason: keys.missing });
       continue;
     }
     const { action, why } = resolveAction(subject.kind, rule, input.repository);
@@ -103,7 +105,8 @@ export function matchTriggers(input: MatchInput): MatchResult {
         matchedOn.length === 0 ? "no match keys: any" : `on ${matchedOn.join(", ")}`
       }); ${why}`,
       matchedOn,
-      dedupeKey: key,
+      dedupeKey: keys.dedupeKey,
+      subjectKey: keys.subjectKey,
     });
   }
   return { triggerKind: subject.kind, refusal: null, candidates, skipped };

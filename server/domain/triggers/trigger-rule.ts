@@ -21,6 +21,8 @@ export const zTriggerRule = z.object({
   stackId: z.string().min(1),
   taskKind: zTaskKind,
   action: zTriggerAction,
+  /** Fire even when a more specific rule matches the same subject (precedence.ts); default false. */
+  alsoFire: z.boolean().optional(),
   enabled: z.boolean(),
   version: z.number().int().positive().optional(),
 });

@@ -43,6 +43,8 @@ export const zTriggerRuleFields = z.object({
   stackId: z.string().min(1, "Pick a stack"),
   taskKind: zTaskKind,
   action: zTriggerAction,
+  /** Fire alongside a more specific rule that matches the same failure (else the most specific wins). */
+  alsoFire: z.boolean().default(false),
   enabled: z.boolean(),
 });
 
@@ -110,6 +112,7 @@ export function emptyTriggerRule(kind: RuleFields["kind"] = "failed_check"): Tri
     stackId: "",
     taskKind: TRIGGER_DEFAULTS[kind].taskKind,
     action: TRIGGER_DEFAULTS[kind].action,
+    alsoFire: false,
     enabled: true,
   };
 }
