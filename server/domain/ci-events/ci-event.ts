@@ -187,7 +187,6 @@ export const zBranchPushEvent = z.object({
   before: z.string().nullable(),
   forced: z.boolean(),
 });
-export type BranchPushEvent = z.infer<typeof zBranchPushEvent>;
 
 export const zReleaseAsset = z.object({
   name: z.string(),

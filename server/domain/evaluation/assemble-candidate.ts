@@ -3,7 +3,7 @@
 // the rendered prompt and its hash. The trigger path's prepareRun makes runs from these steps, and
 // the stack editor's preview calls this for an unsaved spec, so a preview shows exactly what a run
 // would get. Pure: callers load the event, the facts and the secrets.
-import { contextInputFor, type ContextInputArgs } from "@/server/domain/evaluation/context-input";
+import { contextInputFor, type ContextInputArgs } from "./context-input";
 import { stackSnapshot, type StackSpec } from "@/server/domain/stacks/spec";
 import { buildContextBundle, type BuiltContext } from "@/server/domain/context/build-context-bundle";
 import { renderPrompt, type RenderedPrompt } from "@/server/domain/context/prompt";

@@ -2,7 +2,7 @@
 // then committed inside it under the dedupe key's advisory lock: a new run with its events (and
 // its "run.dispatch" job when it is queued), or a TriggerDrop that names the run it duplicates.
 import type { Db, Prisma, Repository, Tx } from "@/server/db";
-import { assembleCandidate } from "@/server/domain/evaluation/assemble-candidate";
+import { assembleCandidate } from "./assemble-candidate";
 import type { BundleAttribution } from "@/server/domain/context/context-bundle";
 import type { KnownSecret } from "@/server/domain/context/redaction/redact";
 import { appendRunEvents } from "@/server/domain/events/append";

@@ -1,25 +1,25 @@
 import type { Db } from "@/server/db";
+import { loadKnownSecrets } from "@/server/domain/ingest/known-secrets";
+import { parseInput } from "@/server/domain/repositories/input";
+import { zStackPreviewInput, type PreviewSource } from "@/server/domain/stacks/schemas";
+import type { StackSpec } from "@/server/domain/stacks/spec";
+import { specOf } from "@/server/domain/stacks/stacks-service";
+import type { Candidate } from "@/server/domain/triggers/matcher";
+import type { TriggerRule } from "@/server/domain/triggers/trigger-rule";
 import { AppError } from "@/server/errors";
+import { canonicalJson } from "@/server/lib/canonical-json";
 import { assembleCandidate } from "./assemble-candidate";
 import { permissionFor } from "./dispatch";
-import { loadKnownSecrets } from "@/server/domain/ingest/known-secrets";
-import { canonicalJson } from "@/server/lib/canonical-json";
-import { parseInput } from "@/server/domain/repositories/input";
-import type { Candidate } from "@/server/domain/triggers/matcher";
 import { loadDelivery, type LoadedEvent, type UnusableEvent } from "./load";
 import { liveRulesFor, planEvaluation } from "./plan";
 import { loadJobEvent, recentRecordedEvents } from "./recorded-events";
-import type { TriggerRule } from "@/server/domain/triggers/trigger-rule";
-import { zStackPreviewInput, type PreviewSource } from "@/server/domain/stacks/schemas";
-import { specOf } from "@/server/domain/stacks/stacks-service";
-import type { StackSpec } from "@/server/domain/stacks/spec";
 
 // The stack editor's live preview: what a run of the (unsaved) stack would get for a recent
-// failure of a repository. The failure is loaded and matched as the live trigger path does
-// (recorded-events.ts), the matching rule that uses this stack is the candidate (or, when none
-// does, a hypothetical rule with no match keys), and assembleCandidate builds the bundle and the
-// prompt: the function the trigger path uses. Previewing a stored delivery before it is evaluated
-// therefore gives the very prompt, bundle digest and stack digest the run will get.
+// failure of a repository. The failure is loaded and planned by the live trigger path's own
+// functions (load.ts, plan.ts); the firing rule that uses this stack is the candidate (or, when
+// none does, a hypothetical rule with no match keys), and assembleCandidate builds the bundle and
+// the prompt: the function the trigger path uses. Previewing a stored delivery before it is
+// evaluated therefore gives the very prompt, bundle digest and stack digest the run will get.
 
 type PreviewInput = ReturnType<typeof parsePreview>;
 const parsePreview = (input: unknown) => parseInput(zStackPreviewInput, input);

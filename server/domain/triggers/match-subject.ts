@@ -1,7 +1,7 @@
 // Turn a normalised event (plus what the caller knows) into the one shape the matcher compares
 // rules against, and refuse whole events that must not dispatch (no permission, a closed PR...).
 import type { CiEvent } from "@/server/domain/ci-events/ci-event";
-import { decideActorPermission, type PermissionInput } from "@/server/domain/triggers/actor-permission";
+import { decideActorPermission, type PermissionInput } from "./actor-permission";
 import type { TaskKind, TriggerKind } from "@/server/domain/ci-events/enums";
 import {
   checkRerunDedupeKey,
@@ -12,22 +12,14 @@ import {
   flakyScanDedupeKey,
   releaseDedupeKey,
   type DispatchKeyInput,
+  type FailedCheckSubjectInput,
 } from "./dedupe-keys";
 import { failureContextDigest } from "@/server/domain/ci-events/failure/context-digest";
 import type { EventFacts, MatchOptions, RepositoryFacts } from "./match-types";
 import type { TriggerRule } from "./trigger-rule";
 
 type KeyFacts =
-  | {
-      kind: "failed_check";
-      pullRequestNumber: number | null;
-      checkSource: string | null;
-      commitSha: string;
-      job: string | null;
-      step: string | null;
-      failureSignature: string | null;
-      contextDigest: string;
-    }
+  | ({ kind: "failed_check" } & Omit<FailedCheckSubjectInput, "repository">)
   | { kind: "check_rerun"; originalRunId: string; approvedArtifactDigest: string | null; targetCheck: string }
   | { kind: "release"; version: string; commitSha: string | null; artifactDigests: readonly string[] }
   | { kind: "flaky_scan"; signature: string; queryDigest: string; resultSetDigest: string }
