@@ -23,7 +23,8 @@ import { failedWorkflowJob } from "@/server/domain/ingest/fixtures/deliveries";
 import { createRule, createStack } from "@/server/domain/ingest/fixtures/world";
 import { fromGithub } from "@/server/domain/ingest/from-github";
 import { signBody } from "@/server/domain/ingest/signature";
-import { matchTriggers } from "@/server/domain/triggers/matcher";
+import { loadFacts } from "@/server/domain/evaluation/facts";
+import { liveRulesFor, planEvaluation } from "@/server/domain/evaluation/plan";
 import { freePort, repoRoot } from "../scripts/lib/postgres.mjs";
 import { webServerArgs } from "../scripts/lib/web-server.mjs";
 
@@ -237,23 +238,25 @@ async function storm(port: number, db: PrismaClient, repo: string) {
   const runs = await db.agentDispatchRun.findMany({ where: { headSha: { in: shas } }, select: { id: true } });
   // One run per failure and matching rule: the bench repository's rule plus the seeded global ones.
   const expectedRuns = FAILURES * (await matchingRules(db, repo));
-  const drops = await db.triggerDrop.count({ where: { runId: { in: runs.map((r) => r.id) } } });
+  // Duplicates only: a drop with the run's own dedupe key (a rule another rule took precedence over is dropped under its own).
+  const drops = (await db.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM "TriggerDrop" d JOIN "AgentDispatchRun" r ON r."id" = d."runId"
+    WHERE r."headSha" = ANY(${shas}) AND d."dedupeKey" = r."dedupeKey"`)[0]?.n ?? 0;
   const recorded = await db.webhookDelivery.count({ where: { deliveryId: { in: ids } } });
   const unprocessed = await db.webhookDelivery.count({ where: { deliveryId: { in: ids }, processedAt: null } });
   return { sent: sends.length, statuses, recorded, expectedRecorded: ids.length, runs: runs.length, expectedRuns, drops, expectedDrops: expectedRuns * 5, unprocessed, evaluatedMs };
 }
 
-/** How many enabled rules match one of the bench's failures (the pure matcher, unit-tested). */
+/** How many runs one of the bench's failures makes: the rules that fire (plan.ts, unit-tested). */
 async function matchingRules(db: PrismaClient, fullName: string): Promise<number> {
-  const repo = await db.repository.findUniqueOrThrow({ where: { fullName } });
-  const rules = await db.triggerRule.findMany({ where: { enabled: true, OR: [{ repositoryId: null }, { repositoryId: repo.id }] } });
+  const repository = await db.repository.findUniqueOrThrow({ where: { fullName } });
+  const rules = await liveRulesFor(db, repository.id);
   const sample = failedWorkflowJob({ repo: fullName, runId: 1, jobId: 2, jobName: "test", step: "Run npm test", headSha: "0".repeat(40), headBranch: "bench" });
-  const result = matchTriggers({
-    event: fromGithub(sample.event, sample.payload),
-    rules,
-    repository: { id: repo.id, fullName, autoRunOnFailedCheck: repo.autoRunOnFailedCheck, dispatchLabel: repo.dispatchLabel },
-  });
-  return result.candidates.length;
+  const event = fromGithub(sample.event, sample.payload);
+  if (event.type === "ignored") throw new Error(`the bench's failure is ignored: ${event.reason}`);
+  const extras = { log: null, changedFiles: null, artifacts: [] };
+  const facts = await loadFacts({ db, repository, event, extras });
+  return planEvaluation({ event, repository, facts, extras }, rules).fire.length;
 }
 
 /** Wait until the worker has evaluated every recorded delivery; returns how long it took. */

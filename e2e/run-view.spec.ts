@@ -210,6 +210,36 @@ test.describe("the run view", () => {
     await expect(page.getByTestId("stream-status")).toHaveText("Live");
   });
 
+  test("lists the triggers dropped in the run's favour with their deliveries, and says where its code comes from", async ({ page, baseURL }) => {
+    const runId = await createRun(db, { repositoryId: await repositoryOf(db, maintainerEmail(), "maintainer"), title: "Dropped triggers e2e", status: "suggested" });
+    const reason = "a workflow_job payload names no head repository <img src=x onerror=alert(1)>";
+    await db.query(`UPDATE "AgentDispatchRun" SET "isFork" = true, "origin" = 'unknown', "originReason" = $2 WHERE "id" = $1`, [runId, reason]);
+    // What evaluation writes for a redelivery (same dedupe key) and for a rule another rule took precedence over.
+    const redelivery = `e2e-redelivery-${runId}`;
+    await db.query(
+      `INSERT INTO "WebhookDelivery" ("id", "deliveryId", "source", "event", "action", "payload", "outcome", "detail", "processedAt")
+       VALUES ($1, $1, 'github', 'workflow_job', 'completed', '{}', 'duplicate', 'duplicate', now())`,
+      [redelivery],
+    );
+    await db.query(
+      `INSERT INTO "TriggerDrop" ("id", "dedupeKey", "reason", "deliveryId", "runId", "createdAt") VALUES
+         ($1, $3, 'duplicate trigger: run already exists for this dedupe key', $4, $2, now() - interval '1 minute'),
+         ($5, 'failed-check:other', 'superseded by rule "web CI": a repository''s rule takes precedence <b>over</b> a rule for every repository', $4, $2, now())`,
+      [`${runId}-d1`, runId, `e2e:${runId}`, redelivery, `${runId}-d2`],
+    );
+    await signIn(page, baseURL!, "user_maintainer");
+    await page.goto(`/runs/${runId}`);
+    const origin = page.getByTestId("run-origin");
+    await expect(origin).toHaveText(/unknown origin/);
+    await expect(origin).toHaveAttribute("title", `${reason} (untrusted: an untrusted pool, no secrets)`);
+    const dropped = page.getByRole("region", { name: "Triggers dropped" });
+    await expect(dropped.getByTestId("dropped-triggers-summary")).toHaveText("1 duplicate trigger dropped, 1 superseded by this run's rule");
+    await expect(dropped.locator('[data-kind="duplicate"]')).toContainText(`delivery ${redelivery} · github workflow_job.completed`);
+    // Reasons are text: the markup in them is shown, never rendered.
+    await expect(dropped.locator('[data-kind="superseded"]')).toContainText("takes precedence <b>over</b> a rule");
+    await expect(page.locator("img[src=x]")).toHaveCount(0);
+  });
+
   test("opens a patch artifact as a diff with line numbers", async ({ page, baseURL }) => {
     const { rows } = await db.query<{ id: string; runId: string }>(`SELECT "id", "runId" FROM "Artifact" WHERE "kind" = 'patch' AND "content" LIKE 'diff --git%' LIMIT 1`);
     test.skip(!rows[0], "the demo seed has no patch artifact");

@@ -5,6 +5,7 @@ import { Card } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { formatUsd, shortSha, taskKindLabel } from "@/components/ui/format";
 import { safeUrl } from "@/components/transcript/safe-url";
+import { OriginBadge } from "./origin-badge";
 import { ExternalLink } from "./section";
 import { RunStatusBadge } from "./status-badge";
 import type { RunDetailView } from "./types";
@@ -74,7 +75,7 @@ export function RunHeader({ run }: { run: RunDetailView }) {
           <RunStatusBadge status={run.status} />
         </span>
         <CopyButton value={() => new URL(`/runs/${run.id}`, window.location.origin).href} what="link to this run" />
-        {run.isFork && <Badge tone="warning">fork PR</Badge>}
+        <OriginBadge run={run} />
         {run.stack.spec?.adapter.kind === "scripted" && <Badge tone="info">scripted demo adapter</Badge>}
         {run.parentRun && (
           <Link href={`/runs/${run.parentRun.id}`} className="text-sm text-indigo-600 hover:underline dark:text-indigo-400">

@@ -11,6 +11,7 @@ import { Card } from "@/components/ui/card";
 import { LoadingRegion } from "@/components/ui/skeleton";
 import { ContextPane } from "./context-pane";
 import { DetailsPane } from "./details-pane";
+import { DroppedTriggers } from "./dropped-triggers";
 import { FixLoopSection } from "./fix-loop-section";
 import { PolicyDecisions } from "./policy-decisions";
 import { RunFooter } from "./run-footer";
@@ -64,6 +65,7 @@ export function RunView({ runId }: { runId: string }) {
         <aside aria-label="Run details" tabIndex={0} className="min-h-0 space-y-3 focus-visible:outline-2 focus-visible:outline-indigo-500 lg:overflow-y-auto">
           <PolicyDecisions runId={runId} lastEventSeq={r.lastEventSeq} />
           <DetailsPane run={r} />
+          <DroppedTriggers run={r} />
           <FixLoopSection runId={runId} />
         </aside>
       </div>

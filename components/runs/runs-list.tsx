@@ -98,7 +98,7 @@ export function RunsList() {
               <div className="truncate text-xs text-zinc-600 dark:text-zinc-400">
                 {words(run.source)} by {run.actor}
                 {run.pullRequest && ` · PR #${run.pullRequest.number}`}
-                {run.isFork && <span className="ml-1 text-amber-800 dark:text-amber-300">· fork</span>}
+                {run.isFork && <span className="ml-1 text-amber-800 dark:text-amber-300">· {run.origin === "unknown" ? "unknown origin" : "fork"}</span>}
               </div>
             </td>
             <td>

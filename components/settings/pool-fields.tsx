@@ -7,7 +7,7 @@ import { Badge } from "@/components/ui/badge";
 import { taskKindLabel } from "@/components/ui/format";
 import { formatMb } from "@/server/execution/sandbox/schemas";
 import { NETWORK_MODES, POOL_KINDS } from "@/server/domain/pools/forms/schemas";
-import { TASK_KINDS } from "@/server/domain/ingest/schemas";
+import { TASK_KINDS } from "@/server/domain/ci-events/schemas";
 
 // The fields of the pool, service account and grant dialogs; paths follow their zod schemas.
 

@@ -10,7 +10,7 @@ import { Alert } from "@/components/ui/alert";
 import { Card } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { formatAbsolute, formatRelative, shortSha, taskKindLabel } from "@/components/ui/format";
-import type { StackPreview } from "@/server/domain/stacks/preview";
+import type { StackPreview } from "@/server/domain/evaluation/stack-preview";
 import { zStackInput, type PreviewSource, type StackFormValues } from "@/server/domain/stacks/schemas";
 
 // The live preview: the prompt and the resolved tools, MCP servers, skills and subagents a run of

@@ -10,16 +10,18 @@ import { Card } from "@/components/ui/card";
 import { taskKindLabel } from "@/components/ui/format";
 import { Table } from "@/components/ui/table";
 import { RelativeTime } from "@/components/ui/time";
-import type { DryRunOutcome } from "@/server/domain/triggers/dry-run";
+import type { DryRunOutcome } from "@/server/domain/evaluation/dry-run";
 import { zTriggerRuleInput, type TriggerRuleFormValues } from "@/server/domain/triggers/forms/schemas";
 
-// The dry run: the form's rule (saved or not) against recent deliveries and failed jobs, matched
-// exactly as the live trigger path matches them: the runs it would create, the ones the live
-// path would drop as duplicates, and why the others did not match.
+// The dry run: the form's rule (saved or not) against recent deliveries and failed jobs, planned
+// beside the repository's other rules exactly as the live trigger path plans them: the runs it
+// would create, the ones the live path would drop as duplicates, where another rule takes
+// precedence (and why), and why the others did not match.
 
 const outcome: Record<DryRunOutcome, { label: string; tone: NonNullable<BadgeProps["tone"]> }> = {
   create: { label: "would create a run", tone: "success" },
   duplicate: { label: "duplicate: dropped", tone: "warning" },
+  superseded: { label: "another rule wins", tone: "warning" },
   skipped: { label: "no match", tone: "muted" },
   refused: { label: "refused", tone: "danger" },
   unusable: { label: "unreadable", tone: "muted" },
@@ -54,7 +56,7 @@ export function DryRunPanel({ ruleId }: { ruleId: string | null }) {
           <p className="text-sm" aria-live="polite">
             {data.disabled && "The rule is disabled; once enabled, it would: "}
             <strong>{data.summary.create}</strong> run{data.summary.create === 1 ? "" : "s"} created, <strong>{data.summary.duplicate}</strong> duplicate
-            {data.summary.duplicate === 1 ? "" : "s"} dropped, {data.summary.skipped} not matched, {data.summary.refused} refused, of {data.examined} recent events in{" "}
+            {data.summary.duplicate === 1 ? "" : "s"} dropped, {data.summary.superseded} superseded by another rule, {data.summary.skipped} not matched, {data.summary.refused} refused, of {data.examined} recent events in{" "}
             {data.scope} ({data.otherKinds} of other kinds{unusable > 0 ? `, ${unusable} unreadable` : ""}).
           </p>
           {shown.length > 0 && (
@@ -90,6 +92,7 @@ export function DryRunPanel({ ruleId }: { ruleId: string | null }) {
                     ) : (
                       e.reason
                     )}
+                    {e.precedence && <span className="block text-zinc-500" data-testid="dry-run-precedence">Precedence: {e.precedence}</span>}
                   </td>
                 </tr>
               ))}

@@ -1,6 +1,6 @@
 import { parseAsStringLiteral } from "nuqs/server";
 import { parseAsText } from "@/components/ui/url-filters";
-import { TRIGGER_KINDS } from "@/server/domain/ingest/schemas";
+import { TRIGGER_KINDS } from "@/server/domain/ci-events/schemas";
 
 // The trigger rules list's filters in the URL. The list is loaded whole; the filter narrows it.
 

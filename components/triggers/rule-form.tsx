@@ -19,7 +19,7 @@ import { Button } from "@/components/ui/button";
 import { cardVariants } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
 import { taskKindLabel } from "@/components/ui/format";
-import { TRIGGER_KINDS } from "@/server/domain/ingest/schemas";
+import { TRIGGER_KINDS } from "@/server/domain/ci-events/schemas";
 import {
   ALLOWED_TASK_KINDS,
   APPLICABLE_KEYS,
@@ -56,6 +56,7 @@ const toForm = (r: TriggerRuleInput): TriggerRuleFormValues => ({
   stackId: r.stackId,
   taskKind: r.taskKind,
   action: r.action,
+  alsoFire: r.alsoFire,
   enabled: r.enabled,
   pathFilters: r.pathFilters,
   repositoryId: r.repositoryId ?? "",
@@ -223,6 +224,11 @@ function RuleForm({ rule, canEdit, options, stackLabel }: { rule: Rule | null; c
               />
               <CheckboxField name="enabled" label="Enabled" className="self-end pb-2" />
             </div>
+            <CheckboxField
+              name="alsoFire"
+              label="Also fire when a more specific rule matches the same failure"
+              hint="Otherwise one failure makes one run: a repository's rule wins over a rule for every repository, then the rule with more match keys, then the older rule."
+            />
           </fieldset>
           {canEdit.allowed && (
             <div className="flex flex-wrap items-center gap-3">

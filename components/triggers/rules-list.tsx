@@ -13,7 +13,7 @@ import { cn } from "@/components/ui/cn";
 import { FilterInput, FilterSelect } from "@/components/ui/filter-controls";
 import { taskKindLabel } from "@/components/ui/format";
 import { Table } from "@/components/ui/table";
-import { TRIGGER_KINDS } from "@/server/domain/ingest/schemas";
+import { TRIGGER_KINDS } from "@/server/domain/ci-events/schemas";
 import { EVERY_REPOSITORY, filterRules, ruleFilterParsers } from "./filters";
 import { KIND_LABELS } from "./rule-form";
 

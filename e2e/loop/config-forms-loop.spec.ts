@@ -70,8 +70,16 @@ test("a maintainer configures a stack and a rule in forms, and a failing check r
     await expect(page.getByRole("alert").filter({ hasText: "16 hex characters: copy it from a failed job" })).toBeVisible();
     await page.getByLabel("Failure signature").fill("");
     await page.getByRole("button", { name: "Dry run" }).click();
+    // The seeded calculator rule matches the same failures on more keys: one failure, one run, its.
     const dryRun = page.getByTestId("dry-run-result");
+    const superseded = dryRun.locator('[data-outcome="superseded"]').first();
+    await expect(superseded).toContainText("another rule wins");
+    await expect(superseded).toContainText('superseded by rule "calculator-npm-test": it is more specific (3 match keys against 2)');
+    // Set to fire alongside it, the rule would make its own run.
+    await page.getByLabel("Also fire when a more specific rule matches the same failure").check();
+    await page.getByRole("button", { name: "Dry run" }).click();
     await expect(dryRun.locator('[data-outcome="create"]').first()).toContainText("would create a run");
+    await expect(dryRun.getByTestId("dry-run-precedence").first()).toContainText("also fires: set to fire alongside");
     expect(await axeProblems(page), "trigger rule page").toEqual([]);
     await page.getByRole("button", { name: "Create rule" }).click();
     await expect(page).toHaveURL(/\/triggers\/(?!new)[a-z0-9]+$/);

@@ -2,9 +2,9 @@
 // the failure (signature, tests, error lines, stack trace, file paths), sorted sets, a redaction
 // pass over every string, then the canonical JSON and its digest.
 import { AppError } from "@/server/errors";
-import { failureSignature } from "@/server/domain/ingest/failure/failure-signature";
-import { formatIssues, issuesToText, requiredMessage } from "@/server/domain/ingest/zod-issues";
-import type { TaskKind } from "@/server/domain/ingest/enums";
+import { failureSignature } from "@/server/domain/ci-events/failure/failure-signature";
+import { formatIssues, issuesToText, requiredMessage } from "@/server/lib/zod-issues";
+import type { TaskKind } from "@/server/domain/ci-events/enums";
 import { canonicalJson } from "@/server/lib/canonical-json";
 import { contentDigest } from "@/server/lib/digest";
 import {

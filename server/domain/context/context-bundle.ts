@@ -13,7 +13,7 @@ import {
   zTrustTier,
   zVisibility,
   zWriteBackKind,
-} from "@/server/domain/ingest/enums";
+} from "@/server/domain/ci-events/enums";
 import { zRedactionReport } from "./redaction/report";
 
 export const CONTEXT_BUNDLE_VERSION = 1;

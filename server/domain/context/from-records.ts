@@ -1,7 +1,7 @@
 // Bundle parts derived from Airlock's own records: the stack snapshot a run uses and the policy
 // it runs under. Pure, so trigger evaluation and the UI's "what will the agent get" agree.
 import type { StackSpec } from "@/server/domain/stacks/spec";
-import type { WriteBackKind } from "@/server/domain/ingest/enums";
+import type { WriteBackKind } from "@/server/domain/ci-events/enums";
 import type { BundlePolicy, BundleStack, ContextLabel } from "./context-bundle";
 
 export type SnapshotStack = { id: string; name: string; version: number; digest: string; spec: StackSpec };

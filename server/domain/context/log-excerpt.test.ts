@@ -78,7 +78,7 @@ describe("buildLogExcerpt", () => {
   });
 
   it("keeps line numbers true on a real log", () => {
-    const log = readFileSync(new URL("../ingest/fixtures/logs/vitest-assert-a.log", import.meta.url), "utf8");
+    const log = readFileSync(new URL("../ci-events/failure/fixtures/logs/vitest-assert-a.log", import.meta.url), "utf8");
     const excerpt = buildLogExcerpt(log, { maxLines: 9 });
     const lines = log.split("\n");
     const first = excerpt.text.split("\n")[0];

@@ -1,7 +1,7 @@
 // A bounded window of a CI log around its first failure: what the agent and the run page see
 // instead of a multi-megabyte log.
-import { locateFirstError } from "@/server/domain/ingest/failure/failure-signature";
-import { splitLines, stripAnsi } from "@/server/domain/ingest/failure/normalise";
+import { locateFirstError } from "@/server/domain/ci-events/failure/failure-signature";
+import { splitLines, stripAnsi } from "@/server/domain/ci-events/failure/normalise";
 
 export type LogExcerptOptions = {
   /** Most lines kept (default 200). */

@@ -197,6 +197,23 @@ export const zTriggerMatchedPayload = z.object({
   triggerKind: z.string().max(50),
   dedupeKey: z.string().max(500),
   deliveryId: zId.optional(),
+  /** Other rules matched the same failure: which fired and why (triggers/precedence.ts). */
+  precedence: z
+    .object({
+      why: z.string().max(2000),
+      competitors: z
+        .array(
+          z.object({
+            ruleId: zId,
+            ruleName: z.string().max(300),
+            scope: z.enum(["repository", "global"]),
+            keys: zCount,
+            outcome: z.enum(["fires", "superseded"]),
+          }),
+        )
+        .max(50),
+    })
+    .optional(),
 });
 
 export const zDispatchSkippedPayload = z.object({

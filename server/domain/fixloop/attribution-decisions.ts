@@ -68,8 +68,21 @@ export type PreparedAttribution = {
   entry: BundleAttribution;
 };
 
-/** Stores a prepared attribution, linked to the runs this failure started, else to the latest run on the branch. */
+/**
+ * Stores a prepared attribution, linked to the runs this failure started, else to the latest run
+ * on the branch. A failure that started no run and was attributed before (a redelivery, a
+ * duplicate) adds no decision: the stored one stands. The caller holds the pipeline's lock, so
+ * two deliveries of one failure cannot both find none.
+ */
 export async function storeAttribution(tx: Tx, made: PreparedAttribution, runIds: string[]): Promise<{ value: string; decisionIds: string[] }> {
+  if (runIds.length === 0) {
+    const earlier = await tx.policyDecision.findFirst({
+      where: { subject: made.subject, policyVersion: { policy: { kind: "attribution" } } },
+      orderBy: { createdAt: "desc" },
+      select: { id: true, value: true },
+    });
+    if (earlier) return { value: String(earlier.value), decisionIds: [] };
+  }
   const linked = runIds.length > 0 ? runIds : made.latestRunId ? [made.latestRunId] : [null];
   const stored = await storeDecisions(
     tx,

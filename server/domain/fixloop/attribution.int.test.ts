@@ -9,7 +9,7 @@ const { getDb, transaction } = await import("@/server/db");
 const { createRepository } = await import("@/server/testing/factories");
 const { createPullRequest, createRule, sha, createStack: createTemplateStack } = await import("../ingest/fixtures/world");
 const { failedCheckRun, reviewSubmitted } = await import("../ingest/fixtures/deliveries");
-const { deliver } = await import("../ingest/fixtures/harness");
+const { deliver } = await import("@/server/domain/evaluation/fixtures/harness");
 const { createExecRun, createStack, scriptedSpec } = await import("@/server/queue/testing/fixtures");
 const { recordCiObservation, markPassLeftEdits } = await import("./observe");
 const { launchFixRun } = await import("./launch");
@@ -108,6 +108,21 @@ describe("red-check attribution through the engine", () => {
     expect(decisions[0]!.decision.facts.observed_history?.value).toBe(history);
     expect(await db.policyDecision.count({ where: { subject: { startsWith: `red_check|ci / test|${repo.id}:` } } })).toBe(1);
 
+    // Redeliveries of the same red check (new delivery ids, as GitHub's "Redeliver" sends) make
+    // no run and add no decision: the stored one stands.
+    for (const _ of [1, 2, 3]) expect((await deliver(db, red)).outcome).toBe("duplicate");
+    expect(await db.policyDecision.count({ where: { subject: { startsWith: `red_check|ci / test|${repo.id}:` } } })).toBe(1);
+  });
+
+  it("a red check that starts no run is attributed once, however often it is delivered", async () => {
+    const { repo, pr, run } = await world();
+    await db.ciObservation.create({
+      data: { repositoryId: repo.id, branch: "feature", pullRequestId: pr.id, runId: run.id, headSha: sha("h1"), checks: [{ name: "ci / test", conclusion: "success" }], leftEdits: true },
+    });
+    const red = failedCheckRun({ repo: repo.fullName, suiteId: 4, checkRunId: 80, name: "ci / test", headSha: sha("h4"), headBranch: "feature", pr: { number: 12, headRef: "feature" } });
+    for (const _ of [1, 2, 3]) expect((await deliver(db, red)).detail).toContain("attribution of ci / test: ours");
+    const decisions = await db.policyDecision.findMany({ where: { subject: { startsWith: `red_check|ci / test|${repo.id}:` } } });
+    expect(decisions.map((d) => d.runId)).toEqual([run.id]);
   });
 
   it("no observations on the branch: no agent activity, nothing attributed", async () => {

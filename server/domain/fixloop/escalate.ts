@@ -5,7 +5,7 @@ import { requestWriteBack } from "../approvals/request-write-back";
 import { appendRunEvents } from "../events/append";
 import { escalationFlip } from "./labels";
 import { fixLoopLockKey, intendEscalation, maxEscalationTries } from "./spawn";
-import { advisoryLock } from "../ingest/evaluate/locks";
+import { advisoryLock } from "@/server/db/advisory-lock";
 
 // "fixloop.escalate": the loop hands the branch to a person, once. In one transaction: the
 // loop's state becomes escalated (from then on no fix run starts), the PR's label flip

@@ -6,7 +6,7 @@ import { ATTRIBUTION_HEADING, attributionLines } from "../context/prompt-variabl
 import { currentAttributions } from "./attribution-decisions";
 import { errorText } from "./escalate";
 import { countIntents, fixLoopLockKey, onRejection } from "./spawn";
-import { advisoryLock } from "../ingest/evaluate/locks";
+import { advisoryLock } from "@/server/db/advisory-lock";
 
 // "fixloop.launch": turns a pending fix intent into a fix run, once. The fix run is a fresh run
 // (never a resumed session) on the existing branch, child of the authoring run, with its stack

@@ -5,7 +5,7 @@ import { createPendingWriteBack } from "../approvals/request-write-back";
 import { settleRun } from "../approvals/settle-run";
 import { type AuditActor, recordAudit } from "../audit";
 import { appendRunEvents } from "../events/append";
-import { advisoryLock } from "../ingest/evaluate/locks";
+import { advisoryLock } from "@/server/db/advisory-lock";
 import { reopenFlip } from "./labels";
 import { fixLoopLockKey } from "./spawn";
 

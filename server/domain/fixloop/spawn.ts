@@ -2,7 +2,7 @@ import type { FixLoopState, Tx } from "@/server/db";
 import type { RunStatus } from "@/server/db/generated/enums";
 import { enqueue } from "@/server/queue/enqueue";
 import { appendRunEvents } from "../events/append";
-import { advisoryLock } from "../ingest/evaluate/locks";
+import { advisoryLock } from "@/server/db/advisory-lock";
 
 // The fix-forward loop's trigger: a rejection (a changes-requested review on the forge, or a
 // rejected patch in Airlock's approval UI) of work an agent of ours pushed or proposed on a

@@ -1,6 +1,6 @@
 import type { Db, Tx } from "@/server/db";
 import type { WriteBackKind } from "@/server/db/generated/enums";
-import type { CiEvent, PrReviewEvent } from "../ingest/ci-event";
+import type { CiEvent, PrReviewEvent } from "@/server/domain/ci-events/ci-event";
 import { attributeRedCheck, prepareAttribution, storeAttribution, type PreparedAttribution } from "./attribution-decisions";
 import { dropDeferredRejection, onRejection, type RejectionOutcome } from "./spawn";
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { isAppError } from "@/server/errors";
-import { zCiEvent, type CiEvent } from "./ci-event";
+import { zCiEvent, type CiEvent } from "@/server/domain/ci-events/ci-event";
 import { fromGithub } from "./from-github";
 
 const FIXTURES = new URL("./fixtures/github/", import.meta.url);
@@ -201,7 +201,8 @@ const cases: Case[] = [
   {
     fixture: "push.branch.json",
     event: "push",
-    expected: { type: "ignored", reason: expect.stringContaining("branch push") },
+    // Recorded so a later workflow_job failure at this commit is known to be the repository's own.
+    expected: { type: "branch_push", branch: "main", headSha: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", before: null, forced: false },
   },
   {
     fixture: "release.published.json",

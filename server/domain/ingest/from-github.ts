@@ -1,7 +1,7 @@
 // GitHub webhook (event name + payload) -> normalised CI event.
 import type { z } from "zod";
 import { AppError } from "@/server/errors";
-import { isFailingConclusion, PR_UPDATE_ACTIONS, type CiEvent, type FailingConclusion } from "./ci-event";
+import { isFailingConclusion, PR_UPDATE_ACTIONS, type CiEvent, type FailingConclusion } from "@/server/domain/ci-events/ci-event";
 import { mapCheckRun, mapWorkflowJob, mapWorkflowRun } from "./github/map-checks";
 import { mapIssueComment, mapPullRequest, mapPullRequestReview } from "./github/map-pull-requests";
 import { mapPush, mapRelease } from "./github/map-releases";
@@ -16,7 +16,7 @@ import {
   zGhWorkflowRunCompleted,
 } from "./github/payload-schemas";
 import { DEFAULT_BOT_HANDLE, normaliseHandle } from "./pr-command";
-import { formatIssues, issuesToText, requiredMessage } from "./zod-issues";
+import { formatIssues, issuesToText, requiredMessage } from "@/server/lib/zod-issues";
 
 export type FromGithubOptions = {
   /** The repository's bot handle (Repository.botHandle); default "@agent". */

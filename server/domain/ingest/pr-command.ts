@@ -1,5 +1,5 @@
 // Parsing "@agent <command>" out of a PR comment.
-import type { BotCommand } from "./ci-event";
+import type { BotCommand } from "@/server/domain/ci-events/ci-event";
 
 export const DEFAULT_BOT_HANDLE = "@agent";
 

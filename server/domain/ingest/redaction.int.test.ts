@@ -14,9 +14,9 @@ const { createRepository } = await import("@/server/testing/factories");
 const { createRule, createStack, sha } = await import("./fixtures/world");
 const { failedWorkflowJob, prComment, pullRequestEvent } = await import("./fixtures/deliveries");
 const { LOGS, localFailedCheck } = await import("./fixtures/local-events");
-const { deliver } = await import("./fixtures/harness");
+const { deliver } = await import("@/server/domain/evaluation/fixtures/harness");
 const { ingestCiEvent } = await import("./delivery/ingest-ci-event");
-const { evaluateDelivery } = await import("./evaluate/evaluate");
+const { evaluateDelivery } = await import("@/server/domain/evaluation/evaluate");
 const { forgetKnownSecrets } = await import("./known-secrets");
 
 const PEM_BODY = "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9OiJjRazXBZ1BjP5CE/Wm/Rr500P";

@@ -61,6 +61,8 @@ export type AdmissionFacts = {
   repository: { fullName: string; trustTier: TrustTier };
   /** null: unknown, which counts as a fork. */
   isFork: boolean | null;
+  /** Why the code is (un)trusted, as the run recorded it (a fork's head, an unknown origin…). */
+  originReason?: string | null;
   /** The ref belongs to the repository and is trusted; null: unknown (untrusted). */
   refTrusted: boolean | null;
   taskKind: TaskKind;
@@ -220,7 +222,8 @@ export function admit(input: AdmissionInput): AdmissionDecision {
   const decisionIds = [input.policy.poolTrustTier.decisionId, input.policy.privilegedCredentials.decisionId].filter(
     (id): id is string => id !== null,
   );
-  const why = input.isFork !== false ? "Fork PR (or unknown origin)" : untrusted ? "Untrusted ref" : "Trusted ref";
+  const origin = input.originReason ? ` (${input.originReason})` : "";
+  const why = input.isFork !== false ? (origin ? `Untrusted code${origin}` : "Fork PR (or unknown origin)") : untrusted ? `Untrusted ref${origin}` : `Trusted ref${origin}`;
   const actor = checkActor(input.actor);
   const { pool, skipped, note } = choosePool(input, tier, privileged, untrusted);
 

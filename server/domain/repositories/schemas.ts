@@ -2,9 +2,9 @@
 // the same ones. Nothing here needs Node.
 import { z } from "zod";
 import { zId } from "@/server/lib/ids";
-import { WRITE_BACK_KINDS, zRepoRole, zWriteBackKind } from "@/server/domain/ingest/schemas";
+import { WRITE_BACK_KINDS, zRepoRole, zWriteBackKind } from "@/server/domain/ci-events/schemas";
 
-export { WRITE_BACK_KINDS } from "@/server/domain/ingest/schemas";
+export { WRITE_BACK_KINDS } from "@/server/domain/ci-events/schemas";
 
 export const WRITE_BACK_LABELS: Record<(typeof WRITE_BACK_KINDS)[number], string> = {
   push_commits: "Push commits",

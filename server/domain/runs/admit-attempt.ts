@@ -27,6 +27,8 @@ export type AdmissionRun = {
   repositoryId: string;
   taskKind: AdmissionFacts["taskKind"];
   isFork: boolean;
+  /** Why the code is (un)trusted (evaluation/origin.ts); null on older runs. */
+  originReason?: string | null;
   actor: string;
   actorUserId: string | null;
   triggerRuleId: string | null;
@@ -140,6 +142,7 @@ export async function loadAdmissionInputs(db: Db, run: AdmissionRun, preloaded: 
   const facts: AdmissionFacts = {
     repository: run.repository,
     isFork: run.isFork,
+    originReason: run.originReason ?? null,
     refTrusted: !run.isFork && run.repository.trustTier === "trusted",
     taskKind: run.taskKind,
     stack: { id: run.stackId, name: stack?.name ?? "unknown stack" },

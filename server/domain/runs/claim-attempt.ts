@@ -33,6 +33,7 @@ export const runForExecution = {
   repositoryId: true,
   taskKind: true,
   isFork: true,
+  originReason: true,
   actor: true,
   actorUserId: true,
   triggerRuleId: true,
@@ -61,7 +62,7 @@ export type RunForExecution = Prisma.AgentDispatchRunGetPayload<{ select: typeof
 export async function readRunForExecution(db: Db, runId: string): Promise<RunForExecution | null> {
   const [row] = await db.$queryRaw<RunForExecution[]>`
     SELECT r."id", r."number", r."title", r."status"::text AS "status", r."repositoryId", r."taskKind"::text AS "taskKind",
-           r."isFork", r."actor", r."actorUserId", r."triggerRuleId", r."stackId", r."stackSnapshot", r."stackDigest",
+           r."isFork", r."originReason", r."actor", r."actorUserId", r."triggerRuleId", r."stackId", r."stackSnapshot", r."stackDigest",
            r."contextBundle", r."contextDigest", r."prompt", r."promptHash", r."headSha", r."headBranch", r."admission",
            json_build_object(
              'fullName', g."fullName", 'forge', g."forge", 'cloneUrl', g."cloneUrl", 'trustTier', g."trustTier",

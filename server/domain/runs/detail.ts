@@ -36,8 +36,9 @@ const runDetailInclude = {
 export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: RepoRole; viewerId?: string }) {
   const run = await opts.db.agentDispatchRun.findUnique({ where: { id: opts.runId }, include: { ...runDetailInclude, repository: { select: { ...runDetailInclude.repository.select, twoPersonRule: true } } } });
   if (!run) throw new AppError("NOT_FOUND", "No such run.");
-  const [dropped, runnerPool, twoPerson, sandboxEnds, sandboxBlocked] = await Promise.all([
-    opts.db.triggerDrop.count({ where: { runId: run.id } }),
+  const [dropped, droppedTriggers, runnerPool, twoPerson, sandboxEnds, sandboxBlocked] = await Promise.all([
+    opts.db.triggerDrop.count({ where: { runId: run.id, dedupeKey: run.dedupeKey } }),
+    listDroppedTriggers(opts.db, run),
     run.runnerPoolId
       ? opts.db.runnerPool.findUnique({
           where: { id: run.runnerPoolId },
@@ -66,6 +67,7 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
     costUsd: Number(costUsd),
     attempts: attempts.map(({ costUsd: c, ...a }) => ({ ...a, costUsd: Number(c), sandbox: sandbox[a.id] ?? null })),
     duplicateTriggersDropped: dropped,
+    droppedTriggers,
     runnerPool,
     context: contextView(contextBundle),
     stack,
@@ -81,6 +83,40 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
       pendingApprovals: run.approvals.filter((a) => a.status === "pending").length,
       approveRefusal: twoPerson?.message ?? null,
     }),
+  };
+}
+
+const DROPS_SHOWN = 20;
+
+/**
+ * Triggers dropped in this run's favour, newest first, each with the delivery that brought it: a
+ * duplicate (the same dedupe key: a redelivery, another report of the same failure) or a rule
+ * another rule took precedence over (its own key, linked to this run).
+ */
+async function listDroppedTriggers(db: Db, run: { id: string; dedupeKey: string }) {
+  const [rows, total] = await Promise.all([
+    db.triggerDrop.findMany({
+      where: { runId: run.id },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: DROPS_SHOWN,
+      select: { id: true, dedupeKey: true, reason: true, deliveryId: true, ruleId: true, createdAt: true },
+    }),
+    db.triggerDrop.count({ where: { runId: run.id } }),
+  ]);
+  const ids = [...new Set(rows.flatMap((r) => (r.deliveryId ? [r.deliveryId] : [])))];
+  const deliveries = ids.length === 0 ? [] : await db.webhookDelivery.findMany({ where: { deliveryId: { in: ids } }, select: { deliveryId: true, source: true, event: true, action: true, receivedAt: true } });
+  const byId = new Map(deliveries.map((d) => [d.deliveryId, d]));
+  return {
+    total,
+    items: rows.map((r) => ({
+      id: r.id,
+      kind: r.dedupeKey === run.dedupeKey ? ("duplicate" as const) : ("superseded" as const),
+      reason: r.reason,
+      ruleId: r.ruleId,
+      at: r.createdAt,
+      deliveryId: r.deliveryId,
+      delivery: r.deliveryId ? (byId.get(r.deliveryId) ?? null) : null,
+    })),
   };
 }
 

@@ -49,6 +49,7 @@ const runListSelect = {
   headSha: true,
   headBranch: true,
   isFork: true,
+  origin: true,
   createdAt: true,
   updatedAt: true,
   finishedAt: true,

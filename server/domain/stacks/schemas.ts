@@ -4,7 +4,7 @@
 // Nothing here needs Node: the stack editor runs it in the browser.
 import { z } from "zod";
 import { checkPromptTemplate } from "@/server/domain/context/schemas";
-import { zTaskKind } from "@/server/domain/ingest/schemas";
+import { zTaskKind } from "@/server/domain/ci-events/schemas";
 import { zId } from "@/server/lib/ids";
 import { zStackSpec, type StackSpec } from "./spec-schema";
 

@@ -2,8 +2,8 @@
 // failed job, earlier failed attempts of the same check at the same head, and commits where
 // the same signature failed but the same check also passed.
 import type { Db } from "@/server/db";
-import type { FailedCheckEvent } from "@/server/domain/ingest/ci-event";
-import { FAILING_CONCLUSIONS } from "@/server/domain/ingest/ci-event";
+import type { FailedCheckEvent } from "@/server/domain/ci-events/ci-event";
+import { FAILING_CONCLUSIONS } from "@/server/domain/ci-events/ci-event";
 import type { TriageHistory } from "./facts";
 
 export type TriageSubject = {

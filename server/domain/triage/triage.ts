@@ -9,8 +9,8 @@
 // implies commit together, and a redelivery of the same failure finds the row by its key.
 import type { Prisma, Repository, Tx } from "@/server/db";
 import type { TriageActionKind, TriageActionStatus, TriageDisposition } from "@/server/db/generated/enums";
-import type { FailedCheckEvent } from "@/server/domain/ingest/ci-event";
-import { advisoryLock } from "@/server/domain/ingest/evaluate/locks";
+import type { FailedCheckEvent } from "@/server/domain/ci-events/ci-event";
+import { advisoryLock } from "@/server/db/advisory-lock";
 import { decide } from "@/server/domain/policy/decide";
 import { PolicyFactError } from "@/server/domain/policy/facts";
 import type { Candidate } from "@/server/domain/triggers/matcher";

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import {
   checkRerunDedupeKey,
   dispatchDedupeKey,
+  dispatchSubjectKey,
   failedCheckDedupeKey,
+  failedCheckSubjectKey,
   flakyScanDedupeKey,
   releaseDedupeKey,
   type FailedCheckKeyInput,
@@ -16,13 +18,14 @@ const base: FailedCheckKeyInput = {
   job: "test (ubuntu-latest, 20)",
   step: "Run npm test",
   failureSignature: "077fcdd2482487b2",
+  contextDigest: "5d41402abc4b2a76",
   ruleId: "rule_1",
 };
 
 describe("failedCheckDedupeKey", () => {
   it("has a readable prefix and a hash", () => {
     expect(failedCheckDedupeKey(base)).toMatch(
-      /^failed-check:acme\/web:pr-12:aa00bb11cc22:test-ubuntu-latest-20:Run-npm-test:077fcdd2482487b2:rule_1:[0-9a-f]{32}$/,
+      /^failed-check:acme\/web:pr-12:aa00bb11cc22:test-ubuntu-latest-20:Run-npm-test:077fcdd2482487b2:5d41402abc4b:rule_1:[0-9a-f]{32}$/,
     );
   });
 
@@ -38,6 +41,7 @@ describe("failedCheckDedupeKey", () => {
     ["step", { step: "Run npm ci" }],
     ["missing step", { step: null }],
     ["signature", { failureSignature: "1111111111111111" }],
+    ["context digest", { contextDigest: "0000000000000000" }],
     ["rule", { ruleId: "rule_2" }],
     ["source outside a PR", { pullRequestNumber: null }],
   ] as const)("changes with the %s", (_name, patch) => {
@@ -60,6 +64,15 @@ describe("failedCheckDedupeKey", () => {
     const long = "x".repeat(60);
     expect(failedCheckDedupeKey({ ...base, job: `${long}1` })).not.toBe(failedCheckDedupeKey({ ...base, job: `${long}2` }));
     expect(failedCheckDedupeKey({ ...base, step: null })).not.toBe(failedCheckDedupeKey({ ...base, step: "-" }));
+  });
+
+  it("has a subject key without the rule: two rules on one failure share it, another failure does not", () => {
+    const { ruleId: _rule, ...subject } = base;
+    expect(failedCheckSubjectKey(subject)).toMatch(/^failed-check-subject:acme\/web:pr-12:aa00bb11cc22:test-ubuntu-latest-20:Run-npm-test:077fcdd2482487b2:5d41402abc4b:[0-9a-f]{32}$/);
+    expect(failedCheckSubjectKey(subject)).not.toBe(failedCheckDedupeKey(base));
+    expect(failedCheckSubjectKey({ ...subject, contextDigest: "0000000000000000" })).not.toBe(failedCheckSubjectKey(subject));
+    const { ruleId: _r, ...request } = { kind: "pr-comment", repository: "acme/web", pullRequestNumber: 12, headSha: "a".repeat(40), command: "diagnose", ruleId: "r" } as const;
+    expect(dispatchSubjectKey(request)).toMatch(/^pr-comment-subject:acme\/web:pr-12:aaaaaaaaaaaa:diagnose:[0-9a-f]{32}$/);
   });
 
   it("stays short enough for a unique index", () => {

@@ -8,17 +8,22 @@
 //   (JSON ["airlock-dedupe", 1, kind, ...parts]), so two keys are equal exactly when every part
 //   is equal, however the readable prefix was shortened.
 //
-// Parts, per the spec ("CI trigger contracts"):
+// Parts, per the spec ("CI trigger contracts" and its acceptance criteria):
 //   failed-check: repository, source (pr-<n>, or check-<workflow> outside a PR), commit SHA, job, step,
-//                 failure signature, rule id
+//                 failure signature, context digest (ci-events/failure/context-digest.ts), rule id
 //   check-rerun:  original run id, approved artifact digest, target check
 //   release:      version, commit SHA, artifact digests (sorted, deduplicated)
 //   flaky-scan:   failure signature, query digest, result-set digest
 //   pr-comment / label / manual:
 //                 repository, PR (pr-<n> or none), head SHA, command, rule id
+//
+// A key with a rule id has a subject key: the same parts without the rule ("this failure", "this
+// request"). Two rules that match one subject compete (triggers/precedence.ts); kinds whose key
+// names no rule are their own subject.
 import { createHash } from "node:crypto";
 
-const KEY_VERSION = 1;
+// 2: the failed-check key gained the context digest.
+const KEY_VERSION = 2;
 const HASH_HEX = 32;
 const PART_MAX = 40;
 const SHA_SHORT = 12;
@@ -45,7 +50,7 @@ function key(kind: string, readable: string[], parts: Part[]): string {
 
 const sha = (s: string | null) => (s === null ? "-" : slug(s, SHA_SHORT));
 
-export type FailedCheckKeyInput = {
+export type FailedCheckSubjectInput = {
   repository: string;
   /** The PR the check ran for, when known. */
   pullRequestNumber: number | null;
@@ -55,17 +60,29 @@ export type FailedCheckKeyInput = {
   job: string | null;
   step: string | null;
   failureSignature: string | null;
-  ruleId: string;
+  /** failureContextDigest of the failure's log excerpt and artifacts. */
+  contextDigest: string;
 };
+export type FailedCheckKeyInput = FailedCheckSubjectInput & { ruleId: string };
 
-/** e.g. failed-check:acme/web:pr-12:aa00bb11cc22:test:Run-npm-test:077fcdd2482487b2:rule_1:<hash> */
-export function failedCheckDedupeKey(p: FailedCheckKeyInput): string {
+function failedCheckParts(p: FailedCheckSubjectInput) {
   const source = p.pullRequestNumber !== null ? `pr-${p.pullRequestNumber}` : `check-${p.checkSource ?? "unknown"}`;
-  return key(
-    "failed-check",
-    [slug(p.repository), slug(source), sha(p.commitSha), slug(p.job), slug(p.step), slug(p.failureSignature), slug(p.ruleId)],
-    [p.repository, source, p.commitSha, p.job, p.step, p.failureSignature, p.ruleId],
-  );
+  return {
+    readable: [slug(p.repository), slug(source), sha(p.commitSha), slug(p.job), slug(p.step), slug(p.failureSignature), sha(p.contextDigest)],
+    parts: [p.repository, source, p.commitSha, p.job, p.step, p.failureSignature, p.contextDigest] as Part[],
+  };
+}
+
+/** e.g. failed-check:acme/web:pr-12:aa00bb11cc22:test:Run-npm-test:077fcdd2482487b2:5d41402abc4b:rule_1:<hash> */
+export function failedCheckDedupeKey(p: FailedCheckKeyInput): string {
+  const { readable, parts } = failedCheckParts(p);
+  return key("failed-check", [...readable, slug(p.ruleId)], [...parts, p.ruleId]);
+}
+
+/** The failure itself, whichever rule matched it. */
+export function failedCheckSubjectKey(p: FailedCheckSubjectInput): string {
+  const { readable, parts } = failedCheckParts(p);
+  return key("failed-check-subject", readable, parts);
 }
 
 export type CheckRerunKeyInput = { originalRunId: string; approvedArtifactDigest: string | null; targetCheck: string };
@@ -99,22 +116,29 @@ export function flakyScanDedupeKey(p: FlakyScanKeyInput): string {
   );
 }
 
-export type DispatchKeyInput = {
+export type DispatchSubjectInput = {
   kind: "pr-comment" | "label" | "manual";
   repository: string;
   pullRequestNumber: number | null;
   headSha: string;
   /** The command ("fix_failing_check"), "label:<name>", or the manual task kind. */
   command: string;
-  ruleId: string;
 };
+export type DispatchKeyInput = DispatchSubjectInput & { ruleId: string };
+
+function dispatchParts(p: DispatchSubjectInput) {
+  const pr = p.pullRequestNumber === null ? null : `pr-${p.pullRequestNumber}`;
+  return { readable: [slug(p.repository), pr ?? "-", sha(p.headSha), slug(p.command)], parts: [p.repository, pr, p.headSha, p.command] as Part[] };
+}
 
 /** e.g. pr-comment:acme/web:pr-12:aa00bb11cc22:fix_failing_check:rule_2:<hash> */
 export function dispatchDedupeKey(p: DispatchKeyInput): string {
-  const pr = p.pullRequestNumber === null ? null : `pr-${p.pullRequestNumber}`;
-  return key(
-    p.kind,
-    [slug(p.repository), pr ?? "-", sha(p.headSha), slug(p.command), slug(p.ruleId)],
-    [p.repository, pr, p.headSha, p.command, p.ruleId],
-  );
+  const { readable, parts } = dispatchParts(p);
+  return key(p.kind, [...readable, slug(p.ruleId)], [...parts, p.ruleId]);
+}
+
+/** The request itself, whichever rule matched it. */
+export function dispatchSubjectKey(p: DispatchSubjectInput): string {
+  const { readable, parts } = dispatchParts(p);
+  return key(`${p.kind}-subject`, readable, parts);
 }

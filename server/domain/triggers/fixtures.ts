@@ -1,7 +1,7 @@
 // Events and rules for the trigger tests: one realistic event per trigger kind, and a rule
 // factory shaped like a Prisma TriggerRule row.
-import { zCiEvent, type CiEvent } from "@/server/domain/ingest/ci-event";
-import type { Actor, RepositoryRef } from "@/server/domain/ingest/ci-event";
+import { zCiEvent, type CiEvent } from "@/server/domain/ci-events/ci-event";
+import type { Actor, RepositoryRef } from "@/server/domain/ci-events/ci-event";
 import type { RepositoryFacts } from "./match-types";
 import type { TriggerRule } from "./trigger-rule";
 

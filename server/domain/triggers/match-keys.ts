@@ -1,7 +1,7 @@
 // One predicate per match key. Each returns null on a match or the reason it missed, so a
 // skipped rule can say exactly why (stored with the trigger proof and shown on /triggers).
 import picomatch from "picomatch";
-import { normaliseJobName } from "@/server/domain/ingest/failure/normalise";
+import { normaliseJobName } from "@/server/domain/ci-events/failure/normalise";
 
 export type Miss = string | null;
 

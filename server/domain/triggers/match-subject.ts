@@ -1,21 +1,25 @@
 // Turn a normalised event (plus what the caller knows) into the one shape the matcher compares
 // rules against, and refuse whole events that must not dispatch (no permission, a closed PR...).
-import type { CiEvent } from "@/server/domain/ingest/ci-event";
-import { decideActorPermission, type PermissionInput } from "@/server/domain/ingest/actor-permission";
-import type { TaskKind, TriggerKind } from "@/server/domain/ingest/enums";
+import type { CiEvent } from "@/server/domain/ci-events/ci-event";
+import { decideActorPermission, type PermissionInput } from "./actor-permission";
+import type { TaskKind, TriggerKind } from "@/server/domain/ci-events/enums";
 import {
   checkRerunDedupeKey,
   dispatchDedupeKey,
+  dispatchSubjectKey,
   failedCheckDedupeKey,
+  failedCheckSubjectKey,
   flakyScanDedupeKey,
   releaseDedupeKey,
   type DispatchKeyInput,
+  type FailedCheckSubjectInput,
 } from "./dedupe-keys";
+import { failureContextDigest } from "@/server/domain/ci-events/failure/context-digest";
 import type { EventFacts, MatchOptions, RepositoryFacts } from "./match-types";
 import type { TriggerRule } from "./trigger-rule";
 
 type KeyFacts =
-  | { kind: "failed_check"; pullRequestNumber: number | null; checkSource: string | null; commitSha: string; job: string | null; step: string | null; failureSignature: string | null }
+  | ({ kind: "failed_check" } & Omit<FailedCheckSubjectInput, "repository">)
   | { kind: "check_rerun"; originalRunId: string; approvedArtifactDigest: string | null; targetCheck: string }
   | { kind: "release"; version: string; commitSha: string | null; artifactDigests: readonly string[] }
   | { kind: "flaky_scan"; signature: string; queryDigest: string; resultSetDigest: string }
@@ -81,6 +85,7 @@ export function subjectOf(event: CiEvent, repository: RepositoryFacts, facts: Ev
           job: event.jobName,
           step: event.step,
           failureSignature: facts.failureSignature ?? null,
+          contextDigest: facts.contextDigest ?? failureContextDigest({ logExcerpt: null, artifactDigests: [] }),
         },
       };
     }
@@ -179,33 +184,40 @@ export function subjectOf(event: CiEvent, repository: RepositoryFacts, facts: Ev
       return { kind: "none", reason: `pull request ${event.action}: updates the record, dispatches nothing` };
     case "pr_review":
       return { kind: "none", reason: "review stored as pull request discussion; dispatches nothing" };
+    case "branch_push":
+      return { kind: "none", reason: `push to ${event.branch}: records where the commit comes from, dispatches nothing` };
     case "ignored":
       return { kind: "none", reason: `ignored: ${event.reason}` };
   }
 }
 
-/** The run's dedupe key, or what is missing to compute it. */
-export function dedupeKeyFor(subject: Subject, rule: TriggerRule, repository: RepositoryFacts): string | { missing: string } {
+export type Keys = {
+  dedupeKey: string;
+  /** What the key identifies without the rule (the failure, the request): rules compete per subject. */
+  subjectKey: string;
+};
+
+/** The run's dedupe key and its subject, or what is missing to compute them. */
+export function dedupeKeyFor(subject: Subject, rule: TriggerRule, repository: RepositoryFacts): Keys | { missing: string } {
   const k = subject.key;
+  const own = (key: string): Keys => ({ dedupeKey: key, subjectKey: key });
   switch (k.kind) {
-    case "failed_check":
-      return failedCheckDedupeKey({ repository: repository.fullName, ...k, ruleId: rule.id });
+    case "failed_check": {
+      const { kind: _kind, ...parts } = k;
+      const input = { repository: repository.fullName, ...parts };
+      return { dedupeKey: failedCheckDedupeKey({ ...input, ruleId: rule.id }), subjectKey: failedCheckSubjectKey(input) };
+    }
     case "check_rerun":
-      return checkRerunDedupeKey(k);
+      return own(checkRerunDedupeKey(k));
     case "release":
       if (k.commitSha === null) return { missing: "the release's commit is unknown: resolve the tag to a commit first" };
-      return releaseDedupeKey({ version: k.version, commitSha: k.commitSha, artifactDigests: k.artifactDigests });
+      return own(releaseDedupeKey({ version: k.version, commitSha: k.commitSha, artifactDigests: k.artifactDigests }));
     case "flaky_scan":
-      return flakyScanDedupeKey(k);
-    case "dispatch":
+      return own(flakyScanDedupeKey(k));
+    case "dispatch": {
       if (k.headSha === null) return { missing: "the pull request's head SHA is unknown: resolve the pull request first" };
-      return dispatchDedupeKey({
-        kind: k.keyKind,
-        repository: repository.fullName,
-        pullRequestNumber: k.pullRequestNumber,
-        headSha: k.headSha,
-        command: k.command,
-        ruleId: rule.id,
-      });
+      const input = { kind: k.keyKind, repository: repository.fullName, pullRequestNumber: k.pullRequestNumber, headSha: k.headSha, command: k.command };
+      return { dedupeKey: dispatchDedupeKey({ ...input, ruleId: rule.id }), subjectKey: dispatchSubjectKey(input) };
+    }
   }
 }

@@ -13,6 +13,8 @@ export type RepositoryFacts = {
 export type EventFacts = {
   changedFiles?: readonly string[] | null;
   failureSignature?: string | null;
+  /** Failed check: failureContextDigest of its log excerpt and artifacts (default: none known). */
+  contextDigest?: string | null;
   pullRequestNumber?: number | null;
   headSha?: string | null;
   headBranch?: string | null;

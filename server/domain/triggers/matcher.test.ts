@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { CiEvent } from "@/server/domain/ingest/ci-event";
-import type { TaskKind, TriggerKind } from "@/server/domain/ingest/enums";
+import type { CiEvent } from "@/server/domain/ci-events/ci-event";
+import type { TaskKind, TriggerKind } from "@/server/domain/ci-events/enums";
+import { failureContextDigest } from "@/server/domain/ci-events/failure/context-digest";
 import { fromGithub } from "@/server/domain/ingest/from-github";
 import { dispatchDedupeKey, failedCheckDedupeKey, releaseDedupeKey } from "./dedupe-keys";
 import { HEAD, REPO, SIG, actor, checkRerun, failedCheck, flakyScan, manual, prComment, prLabeled, release, rule } from "./fixtures";
@@ -307,6 +308,8 @@ describe("matchTriggers: failed checks from GitHub", () => {
         job: "test (ubuntu-latest, 20)",
         step: "Run npm test",
         failureSignature: SIG,
+        // No log or artifacts known: the context digest of nothing.
+        contextDigest: failureContextDigest({ logExcerpt: null, artifactDigests: [] }),
         ruleId: "rule_failed_check",
       }),
     );
@@ -333,7 +336,7 @@ describe("matchTriggers: failed checks from GitHub", () => {
   it.each([
     ["pr_updated", fixture("pull_request.synchronize.json"), "pull_request", "pull request synchronize: updates the record, dispatches nothing"],
     ["pr_review", fixture("pull_request_review.submitted.json"), "pull_request_review", "review stored as pull request discussion; dispatches nothing"],
-    ["ignored", fixture("push.branch.json"), "push", "ignored: branch push: failures arrive as check events, pull request updates as pull_request"],
+    ["branch_push", fixture("push.branch.json"), "push", "push to main: records where the commit comes from, dispatches nothing"],
   ])("dispatches nothing for %s", (_type, payload, eventName, reason) => {
     const result = matchTriggers({ event: fromGithub(eventName, payload), rules: kinds.map((k) => rule({ kind: k })), repository: REPO });
     expect(result).toEqual({ triggerKind: null, refusal: null, candidates: [], skipped: [{ ruleId: null, ruleName: null, reason }] });

@@ -1,8 +1,8 @@
 // The pure trigger matcher: a normalised CI event + facts + trigger rules -> candidate runs
 // (rule, task kind, stack, action, reason, dedupe key), and for every rule of the event's kind
 // that did not match, why. The caller creates runs (dropping duplicate keys) and stores both.
-import type { CiEvent } from "@/server/domain/ingest/ci-event";
-import type { RunSource, TaskKind, TriggerAction, TriggerKind } from "@/server/domain/ingest/enums";
+import type { CiEvent } from "@/server/domain/ci-events/ci-event";
+import type { RunSource, TaskKind, TriggerAction, TriggerKind } from "@/server/domain/ci-events/enums";
 import { dedupeKeyFor, subjectOf, type Subject } from "./match-subject";
 import { matchBranch, matchExact, matchJob, matchPaths, matchRepository, matchSignature, type Miss } from "./match-keys";
 import type { EventFacts, MatchOptions, RepositoryFacts } from "./match-types";
@@ -30,6 +30,8 @@ export type Candidate = {
   reason: string;
   matchedOn: MatchKey[];
   dedupeKey: string;
+  /** The dedupe key without the rule: candidates of one subject compete (precedence.ts). */
+  subjectKey: string;
 };
 
 export type Skip = { ruleId: string | null; ruleName: string | null; reason: string };
@@ -84,9 +86,9 @@ export function matchTriggers(input: MatchInput): MatchResult {
       skipped.push({ ruleId: rule.id, ruleName: rule.name, reason: miss });
       continue;
     }
-    const key = dedupeKeyFor(subject, rule, input.repository);
-    if (typeof key !== "string") {
-      skipped.push({ ruleId: rule.id, ruleName: rule.name, reason: key.missing });
+    const keys = dedupeKeyFor(subject, rule, input.repository);
+    if ("missing" in keys) {
+      skipped.push({ ruleId: rule.id, ruleName: rule.name, reason: keys.missing });
       continue;
     }
     const { action, why } = resolveAction(subject.kind, rule, input.repository);
@@ -103,7 +105,8 @@ export function matchTriggers(input: MatchInput): MatchResult {
         matchedOn.length === 0 ? "no match keys: any" : `on ${matchedOn.join(", ")}`
       }); ${why}`,
       matchedOn,
-      dedupeKey: key,
+      dedupeKey: keys.dedupeKey,
+      subjectKey: keys.subjectKey,
     });
   }
   return { triggerKind: subject.kind, refusal: null, candidates, skipped };

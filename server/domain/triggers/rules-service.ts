@@ -26,6 +26,7 @@ export const RULE_FIELDS = [
   "stackId",
   "taskKind",
   "action",
+  "alsoFire",
   "enabled",
 ] as const satisfies readonly (keyof TriggerRuleInput & keyof TriggerRuleRow)[];
 

@@ -160,6 +160,25 @@ describe("dry run", () => {
     expect((await db.triggerRule.findUniqueOrThrow({ where: { id: rule.id } })).job).toBe("test");
   });
 
+  it("shows where the repository's own rule takes precedence, and that a rule set to fire alongside fires", async () => {
+    const own = await createRepository({ members: [[maintainer, "maintainer"]] });
+    const mine = await callerFor(maintainer).triggers.create(ruleInput({ stackId, repositoryId: own.id, name: "own CI" }));
+    const delivery = await recordFailure(db, failedCheck({ repo: own.fullName, headSha: sha(`prec-${uid()}`), runId: `run-${uid()}` }), `dry-prec-${uid()}`, new Date());
+    // A rule for every repository (an admin's), tried before it is saved.
+    const global = ruleInput({ stackId, repositoryId: null, name: "every failure" });
+    const dry = await callerFor(admin).triggers.dryRun({ ruleId: null, rule: global });
+    const event = dry.events.find((e) => e.ref.kind === "delivery" && e.ref.deliveryId === delivery);
+    expect(event).toMatchObject({ outcome: "superseded", reason: `superseded by rule "own CI": a repository's rule takes precedence over a rule for every repository` });
+    expect(event?.precedence).toBe(`rule "own CI" wins over "every failure" (a repository's rule takes precedence over a rule for every repository)`);
+    expect(dry.summary.superseded).toBeGreaterThanOrEqual(1);
+    const alongside = await callerFor(admin).triggers.dryRun({ ruleId: null, rule: { ...global, alsoFire: true } });
+    const fires = alongside.events.find((e) => e.ref.kind === "delivery" && e.ref.deliveryId === delivery);
+    expect(fires).toMatchObject({ outcome: "create", precedence: `rule "own CI" is the most specific; "every failure" also fires: set to fire alongside` });
+    // And the live path does what the dry run said: one run, by the repository's rule.
+    await evaluate(db, delivery);
+    expect((await db.agentDispatchRun.findMany({ where: { repositoryId: own.id } })).map((r) => r.triggerRuleId)).toEqual([mine.id]);
+  });
+
   it("keeps a stranger out of another repository's events", async () => {
     const stranger = await createUser();
     const err = await refusal(callerFor(stranger).triggers.dryRun({ ruleId: null, rule: ruleInput({ stackId, repositoryId: repo.id }) }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TRIGGER_KINDS } from "@/server/domain/ingest/enums";
+import { TRIGGER_KINDS } from "@/server/domain/ci-events/enums";
 import { rule } from "./fixtures";
 import { ALLOWED_TASK_KINDS, TRIGGER_DEFAULTS, validateTriggerRule, zTriggerRule } from "./trigger-rule";
 

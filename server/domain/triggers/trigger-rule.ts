@@ -1,7 +1,7 @@
 // The matcher's view of a TriggerRule row, which match keys each trigger kind can use, the
 // defaults a new rule of each kind gets, and a check of a rule before it is saved.
 import { z } from "zod";
-import { zTaskKind, zTriggerAction, zTriggerKind, type TaskKind, type TriggerAction, type TriggerKind } from "@/server/domain/ingest/enums";
+import { zTaskKind, zTriggerAction, zTriggerKind, type TaskKind, type TriggerAction, type TriggerKind } from "@/server/domain/ci-events/enums";
 
 /** Shaped like the Prisma TriggerRule model, so a row can be passed as it is. */
 export const zTriggerRule = z.object({
@@ -21,6 +21,8 @@ export const zTriggerRule = z.object({
   stackId: z.string().min(1),
   taskKind: zTaskKind,
   action: zTriggerAction,
+  /** Fire even when a more specific rule matches the same subject (precedence.ts); default false. */
+  alsoFire: z.boolean().optional(),
   enabled: z.boolean(),
   version: z.number().int().positive().optional(),
 });

@@ -1,7 +1,7 @@
 // Accounts by invitation: the users settings page's forms and the procedures validate with these
 // same schemas. Nothing here needs Node.
 import { z } from "zod";
-import { zRepoRole } from "@/server/domain/ingest/schemas";
+import { zRepoRole } from "@/server/domain/ci-events/schemas";
 import { zId } from "@/server/lib/ids";
 
 export const MIN_PASSWORD = 8;

@@ -8,9 +8,9 @@ import type { CheckConclusion } from "@/server/db/generated/enums";
 import { buildLogExcerpt } from "@/server/domain/context/log-excerpt";
 import { redactText } from "@/server/domain/context/redaction/redact";
 import { cleanText } from "@/server/lib/text-boundary";
-import type { FailedCheckEvent } from "@/server/domain/ingest/ci-event";
+import type { FailedCheckEvent } from "@/server/domain/ci-events/ci-event";
 import { ingestCiEvent } from "@/server/domain/ingest/delivery/ingest-ci-event";
-import { failureSignature } from "@/server/domain/ingest/failure/failure-signature";
+import { failureSignature } from "@/server/domain/ci-events/failure/failure-signature";
 import { AppError } from "@/server/errors";
 import { bareRepoPath, checkoutAt, resolveRevision } from "./repositories";
 

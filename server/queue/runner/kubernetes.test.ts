@@ -34,7 +34,7 @@ function claim(tier: "trusted" | "untrusted", privileged: boolean): Claim {
     summary: "",
   };
   const run = {
-    id: "run1", number: 1, title: "t", status: "queued", repositoryId: "r", taskKind: "diagnose", isFork: false, actor: "a", actorUserId: null,
+    id: "run1", number: 1, title: "t", status: "queued", repositoryId: "r", taskKind: "diagnose", isFork: false, originReason: null, actor: "a", actorUserId: null,
     triggerRuleId: "rule", stackId: "s", stackSnapshot: {}, stackDigest: "d", contextBundle: { a: 1 }, contextDigest: "c", prompt: "Fix it",
     promptHash: "h", headSha: "abc", headBranch: "main", admission: null,
     repository: { fullName: "o/n", forge: "github", cloneUrl: "", trustTier: "trusted", defaultBranch: "main", writeBackExceptions: [], botCommentsAllowed: false },

@@ -1,6 +1,6 @@
 import type { Db } from "@/server/db";
-import { githubChangedFiles } from "@/server/domain/ingest/evaluate/changed-files";
-import { evaluateDelivery } from "@/server/domain/ingest/evaluate/evaluate";
+import { githubChangedFiles } from "@/server/domain/evaluation/changed-files";
+import { evaluateDelivery } from "@/server/domain/evaluation/evaluate";
 import { env } from "@/server/env";
 import { parseJobPayload } from "../jobs";
 

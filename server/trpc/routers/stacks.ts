@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { archiveStack, createStack, restoreStack, updateStack } from "@/server/domain/stacks/stacks-service";
 import { diffStackVersions, getStack, getStackVersionSpec, listStacks, stackOptions } from "@/server/domain/stacks/stacks-presenter";
-import { previewSources, previewStack } from "@/server/domain/stacks/preview";
+import { previewSources, previewStack } from "@/server/domain/evaluation/stack-preview";
 import {
   zCreateStackInput,
   zStackDiffInput,

@@ -1,4 +1,4 @@
-import { dryRunTriggerRule } from "@/server/domain/triggers/dry-run";
+import { dryRunTriggerRule } from "@/server/domain/evaluation/dry-run";
 import { zDryRunInput, zRuleIdInput, zRuleRefInput, zTriggerRuleInput, zUpdateTriggerRuleInput } from "@/server/domain/triggers/forms/schemas";
 import { getTriggerRule, listTriggerRules, triggerFormOptions } from "@/server/domain/triggers/rules-presenter";
 import { createTriggerRule, deleteTriggerRule, updateTriggerRule } from "@/server/domain/triggers/rules-service";

@@ -10,8 +10,8 @@ const { getDb } = await import("@/server/db");
 const { createRepository } = await import("@/server/testing/factories");
 const { createRule, createStack, sha } = await import("@/server/domain/ingest/fixtures/world");
 const { pullRequestEvent } = await import("@/server/domain/ingest/fixtures/deliveries");
-const { post, nextDeliveryId } = await import("@/server/domain/ingest/fixtures/harness");
-const { evaluateDelivery } = await import("@/server/domain/ingest/evaluate/evaluate");
+const { post, nextDeliveryId } = await import("@/server/domain/evaluation/fixtures/harness");
+const { evaluateDelivery } = await import("@/server/domain/evaluation/evaluate");
 const { POST } = await import("./route");
 const { signBody } = await import("@/server/domain/ingest/signature");
 

@@ -15,7 +15,7 @@ const { createExecRun, createLocalRepository, createPool, createStack, drain, sc
 const { dispatchRunTask } = await import("@/server/queue/tasks/dispatch-run");
 const { executeWriteBackTask } = await import("@/server/queue/tasks/execute-write-back");
 const { pullRequestEvent } = await import("@/server/domain/ingest/fixtures/deliveries");
-const { deliver } = await import("@/server/domain/ingest/fixtures/harness");
+const { deliver } = await import("@/server/domain/evaluation/fixtures/harness");
 const { sha } = await import("@/server/domain/ingest/fixtures/world");
 const { contentDigest } = await import("@/server/lib/digest");
 const { DISGUISES, SECRET_SHAPES, secretPart, showsWhole } = await import("./testing/corpus");

@@ -4,9 +4,9 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { zCiEvent, type CiEvent } from "../ci-event";
+import { zCiEvent, type CiEvent } from "@/server/domain/ci-events/ci-event";
 import { loadKnownSecrets } from "../known-secrets";
-import { formatIssues, issuesToText } from "../zod-issues";
+import { formatIssues, issuesToText } from "@/server/lib/zod-issues";
 import { boundLog, zLocalArtifact, type LocalArtifact, type LocalDeliveryPayload } from "./local-payload";
 import { prismaSql } from "./sql";
 import { DELIVERY_ID, boundedDetail, recordDelivery, sanitizePayload } from "./store";

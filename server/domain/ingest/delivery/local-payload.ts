@@ -1,7 +1,7 @@
 // What a local-forge delivery stores: the normalised event plus what GitHub payloads never carry
 // (the failed job's log, the changed files, CI artifacts), so evaluation needs no forge calls.
 import { z } from "zod";
-import { zCiEvent } from "../ci-event";
+import { zCiEvent } from "@/server/domain/ci-events/ci-event";
 
 /** Longest log kept on a delivery; a longer one keeps its end, where failures are reported. */
 export const MAX_LOCAL_LOG_CHARS = 4 * 1024 * 1024;

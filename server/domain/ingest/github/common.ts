@@ -1,6 +1,6 @@
 // Mapping helpers shared by the GitHub event mappers.
-import type { Actor, PullRequestRef, PullRequestSnapshot, RepositoryRef } from "../ci-event";
-import { AUTHOR_ASSOCIATIONS, type AuthorAssociation } from "../enums";
+import type { Actor, PullRequestRef, PullRequestSnapshot, RepositoryRef } from "@/server/domain/ci-events/ci-event";
+import { AUTHOR_ASSOCIATIONS, type AuthorAssociation } from "@/server/domain/ci-events/enums";
 import type { GhPullRequest, GhPullRequestLink, GhRepository, GhUser } from "./payload-schemas";
 
 export function repositoryRef(repo: GhRepository): RepositoryRef {

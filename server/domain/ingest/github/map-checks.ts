@@ -1,5 +1,5 @@
 // check_run, workflow_run and workflow_job "completed" -> failed_check.
-import type { FailedCheckEvent, FailingConclusion } from "../ci-event";
+import type { FailedCheckEvent, FailingConclusion } from "@/server/domain/ci-events/ci-event";
 import { actorFromUser, pullRequestRefFromLink, repositoryRef } from "./common";
 import type { GhCheckRunCompleted, GhWorkflowJobCompleted, GhWorkflowRunCompleted } from "./payload-schemas";
 

@@ -1,5 +1,5 @@
 // issue_comment (on pull requests), pull_request and pull_request_review -> normalised events.
-import { PR_UPDATE_ACTIONS, type CiEvent, type PrReviewEvent } from "../ci-event";
+import { PR_UPDATE_ACTIONS, type CiEvent, type PrReviewEvent } from "@/server/domain/ci-events/ci-event";
 import { KNOWN_COMMAND_PHRASES, parseBotCommand } from "../pr-command";
 import { actorFromUser, isBotUser, pullRequestSnapshot, repositoryRef } from "./common";
 import type { GhIssueCommentCreated, GhPullRequestEvent, GhPullRequestReviewSubmitted } from "./payload-schemas";

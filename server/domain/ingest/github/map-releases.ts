@@ -1,5 +1,5 @@
-// push of a tag and release published -> release.
-import { versionFromTag, type CiEvent } from "../ci-event";
+// push of a tag and release published -> release; push of a branch -> branch_push.
+import { versionFromTag, type CiEvent } from "@/server/domain/ci-events/ci-event";
 import { actorFromUser, repositoryRef } from "./common";
 import type { GhPush, GhReleasePublished } from "./payload-schemas";
 
@@ -8,9 +8,22 @@ type Ignore = (reason: string) => CiEvent;
 const FULL_SHA = /^[0-9a-f]{40}$/;
 
 export function mapPush(p: GhPush, ignore: Ignore): CiEvent {
-  if (!p.ref.startsWith("refs/tags/")) {
-    return ignore("branch push: failures arrive as check events, pull request updates as pull_request");
+  if (p.ref.startsWith("refs/heads/")) {
+    if (p.deleted) return ignore("branch deleted");
+    // Failures arrive as check events; the push itself tells where their commits come from.
+    return {
+      type: "branch_push",
+      origin: "github",
+      repository: repositoryRef(p.repository),
+      actor: actorFromUser(p.sender),
+      branch: p.ref.slice("refs/heads/".length),
+      headSha: p.after,
+      // A new branch's "before" is forty zeros.
+      before: FULL_SHA.test(p.before) && !/^0+$/.test(p.before) ? p.before : null,
+      forced: p.forced ?? false,
+    };
   }
+  if (!p.ref.startsWith("refs/tags/")) return ignore(`push to ${p.ref}: neither a branch nor a tag`);
   if (p.deleted) return ignore("tag deleted");
   const tag = p.ref.slice("refs/tags/".length);
   return {

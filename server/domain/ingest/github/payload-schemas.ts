@@ -180,6 +180,7 @@ export const zGhPush = z.object({
   after: z.string(),
   created: z.boolean(),
   deleted: z.boolean(),
+  forced: z.boolean().optional(),
   base_ref: z.string().nullable(),
   compare: z.string(),
   head_commit: z.object({ id: z.string() }).nullable(),

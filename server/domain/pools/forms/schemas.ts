@@ -2,7 +2,7 @@
 // these and the forms use the same ones. The trust rules a grant must keep are here too, so the
 // form explains a refusal before the server repeats it. Nothing here needs Node.
 import { z } from "zod";
-import { zTaskKind, zTrustTier } from "@/server/domain/ingest/schemas";
+import { zTaskKind, zTrustTier } from "@/server/domain/ci-events/schemas";
 import { zId } from "@/server/lib/ids";
 import { defaultSandboxLimits, zAllowedHost, zNetworkMode, zSandboxLimits } from "@/server/execution/sandbox/schemas";
 

@@ -3,7 +3,7 @@
 // (APPLICABLE_KEYS) and start only the task kinds its kind allows. Nothing here needs Node.
 import { z } from "zod";
 import { zId } from "@/server/lib/ids";
-import { zTaskKind, zTriggerAction, zTriggerKind } from "@/server/domain/ingest/schemas";
+import { zTaskKind, zTriggerAction, zTriggerKind } from "@/server/domain/ci-events/schemas";
 import { ALLOWED_TASK_KINDS, APPLICABLE_KEYS, TRIGGER_DEFAULTS, type MatchKey } from "../schemas";
 
 export { ALLOWED_TASK_KINDS, APPLICABLE_KEYS, TRIGGER_DEFAULTS, type MatchKey } from "../schemas";
@@ -44,6 +44,8 @@ export const zTriggerRuleFields = z.object({
   stackId: zId.min(1, "Pick a stack"),
   taskKind: zTaskKind,
   action: zTriggerAction,
+  /** Fire alongside a more specific rule that matches the same failure (else the most specific wins). */
+  alsoFire: z.boolean().default(false),
   enabled: z.boolean(),
 });
 
@@ -111,6 +113,7 @@ export function emptyTriggerRule(kind: RuleFields["kind"] = "failed_check"): Tri
     stackId: "",
     taskKind: TRIGGER_DEFAULTS[kind].taskKind,
     action: TRIGGER_DEFAULTS[kind].action,
+    alsoFire: false,
     enabled: true,
   };
 }

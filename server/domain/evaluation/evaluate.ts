@@ -1,0 +1,171 @@
+// Evaluation of one recorded delivery ("delivery.evaluate"): load the event and Airlock's facts
+// (load.ts), plan which rules fire (plan.ts, the function the dry run shows), then for each
+// firing candidate a run or a recorded drop. Reading and context assembly happen first; every
+// write (CI records, runs, their events and jobs, drops, cancels, the delivery's outcome) then
+// commits in one transaction, so a crash leaves either nothing or everything, and the retry finds
+// the delivery processed or starts clean.
+import type { Db } from "@/server/db";
+import { transaction } from "@/server/db";
+import type { DeliveryOutcome } from "@/server/db/generated/enums";
+import { attributionBeforeEvaluation, fixLoopOnEvent } from "@/server/domain/fixloop/triggers";
+import { boundedDetail, sanitizePayload } from "@/server/domain/ingest/delivery/store";
+import { loadKnownSecrets } from "@/server/domain/ingest/known-secrets";
+import { describeTriage, holdCandidates, linkTriageToRun, triageFailedCheck } from "@/server/domain/triage/triage";
+import { lookUpChangedFiles, type ChangedFilesLookup } from "./changed-files";
+import { commitCandidate, prepareRun, recordSuperseded, type CommitOutcome, type PreparedRun } from "./dispatch";
+import { loadDelivery, type LoadedEvent } from "./load";
+import { heldKeys, liveRulesFor, planEvaluation, type EvaluationPlan } from "./plan";
+import { applyCancelCommand, noteOnLatestLiveRun } from "./pr-requests";
+import { writeRecords } from "./records";
+
+export type EvaluationResult = {
+  deliveryId: string;
+  /** "skipped": already processed (a retry); "missing": no such delivery. */
+  outcome: DeliveryOutcome | "skipped" | "missing";
+  detail: string;
+  created: { runId: string; number: number; status: string }[];
+  duplicates: { runId: string; number: number }[];
+  refused: string[];
+  cancelled: number[];
+};
+
+const result = (deliveryId: string, outcome: EvaluationResult["outcome"], detail: string): EvaluationResult => ({
+  deliveryId,
+  outcome,
+  detail,
+  created: [],
+  duplicates: [],
+  refused: [],
+  cancelled: [],
+});
+
+export async function evaluateDelivery(opts: {
+  db: Db;
+  deliveryId: string;
+  now?: Date;
+  /** Reads a GitHub PR's changed files for path-filtered rules; absent: they stay unknown. */
+  changedFiles?: ChangedFilesLookup | null;
+}): Promise<EvaluationResult> {
+  const { db, deliveryId } = opts;
+  const now = opts.now ?? new Date();
+  const delivery = await db.webhookDelivery.findUnique({
+    where: { deliveryId },
+    select: { deliveryId: true, source: true, event: true, action: true, payload: true, receivedAt: true, processedAt: true },
+  });
+  if (!delivery) return result(deliveryId, "missing", "no such delivery");
+  if (delivery.processedAt) return result(deliveryId, "skipped", "already processed");
+  const loaded = await loadDelivery(db, delivery);
+  if (!loaded.ok) {
+    const secrets = await loadKnownSecrets(db, now);
+    const detail = boundedDetail(sanitizePayload(loaded.problem, secrets));
+    await finish(db, deliveryId, loaded.outcome, detail, now);
+    return result(deliveryId, loaded.outcome, detail);
+  }
+  const rules = await liveRulesFor(db, loaded.repository.id);
+  const filesNote = await lookUpChangedFiles({ repository: loaded.repository, event: loaded.event, facts: loaded.facts, rules, lookup: opts.changedFiles ?? null });
+  return commitPlan({ db, loaded, plan: planEvaluation(loaded, rules), filesNote, now });
+}
+
+async function commitPlan(opts: { db: Db; loaded: LoadedEvent; plan: EvaluationPlan; filesNote: string | null; now: Date }): Promise<EvaluationResult> {
+  const { db, loaded, plan, now } = opts;
+  const { deliveryId, repository, facts, event } = loaded;
+  const secrets = await loadKnownSecrets(db, now);
+  // Build contexts only for keys no run holds yet (a redelivery storm builds none).
+  const taken = await heldKeys(db, plan.fire.map((c) => c.dedupeKey));
+  // A red check on a branch our agents touched: its runs carry whose failure it is (stored in the transaction).
+  const attribution = await attributionBeforeEvaluation(db, { event, repositoryId: repository.id, prHeadRef: facts.pullRequest?.headRef, now });
+  const base = {
+    event,
+    repository,
+    facts,
+    actorUserId: loaded.actorUserId,
+    deliveryId,
+    eventName: loaded.eventName,
+    secrets,
+    attribution: attribution ? [attribution.entry] : undefined,
+  };
+  const prepared = new Map<string, PreparedRun>();
+  for (const candidate of plan.fire) {
+    if (!taken.has(candidate.dedupeKey)) prepared.set(candidate.dedupeKey, await prepareRun({ ...base, db, candidate }));
+  }
+
+  // Under a redelivery storm, evaluations of one failure queue on its pipeline's lock and on the
+  // pool's connections: wait for them rather than fail and retry the job later.
+  return transaction(db, "evaluateDelivery", async (tx) => {
+    const [row] = await tx.$queryRaw<{ processedAt: Date | null }[]>`
+      SELECT "processedAt" FROM "WebhookDelivery" WHERE "deliveryId" = ${deliveryId} FOR UPDATE`;
+    if (!row || row.processedAt) return result(deliveryId, "skipped", "already processed");
+
+    const records = await writeRecords({ tx, repository, event, facts, now, deliveryId });
+    // CI triage decides what happens to a failed check; "rerun once" holds the agents back.
+    const triage = event.type === "failed_check" ? await triageFailedCheck({ tx, repository, event, records, now }) : null;
+    const held = triage?.holdsAgents === true;
+    if (held) await holdCandidates(tx, triage, [...plan.fire, ...plan.superseded.map((s) => s.candidate)], deliveryId);
+    const outcomes: { ruleName: string; outcome: CommitOutcome }[] = [];
+    const winners = new Map<string, string | null>();
+    for (const candidate of held ? [] : plan.fire) {
+      const outcome = await commitCandidate({
+        tx,
+        candidate,
+        deliveryId,
+        records,
+        prepare: async () => prepared.get(candidate.dedupeKey) ?? prepareRun({ ...base, db: tx, candidate }),
+      });
+      outcomes.push({ ruleName: candidate.ruleName, outcome });
+      winners.set(candidate.dedupeKey, outcome.kind === "refused" ? null : outcome.runId);
+    }
+    if (!held) await recordSuperseded(tx, plan.superseded, deliveryId, winners);
+    const out = result(deliveryId, "processed", "");
+    for (const { outcome } of outcomes) {
+      if (outcome.kind === "created") out.created.push({ runId: outcome.runId, number: outcome.number, status: outcome.status });
+      else if (outcome.kind === "duplicate") out.duplicates.push({ runId: outcome.runId, number: outcome.number });
+      else out.refused.push(outcome.reason);
+    }
+    if (plan.refusal !== null) {
+      const reason = `refused: ${plan.refusal}`;
+      await tx.triggerDrop.create({ data: { reason, deliveryId } });
+      if (records.pullRequestId) await noteOnLatestLiveRun(tx, records.pullRequestId, reason);
+      out.refused.push(plan.refusal);
+    }
+    if (event.type === "pr_comment" && event.command === "cancel") {
+      const cancel = await applyCancelCommand({ tx, event, pullRequestId: records.pullRequestId, actorUserId: loaded.actorUserId, deliveryId, now });
+      out.cancelled = cancel.cancelled;
+      if (cancel.refused) out.refused.push(cancel.refused);
+    }
+    await linkTriageToRun(tx, triage, out.created.map((r) => r.runId));
+    const allDuplicates = outcomes.length > 0 && outcomes.every((o) => o.outcome.kind === "duplicate");
+    out.outcome = allDuplicates ? "duplicate" : "processed";
+    const loopNote = await fixLoopOnEvent(tx, { event, repositoryId: repository.id, pullRequestId: records.pullRequestId, createdRunIds: out.created.map((c) => c.runId), attribution, now });
+    const triaged = describeTriage(triage);
+    const described = describe(loaded, outcomes, out, plan, held);
+    out.detail = boundedDetail(sanitizePayload([triaged, described, opts.filesNote, loopNote].filter(Boolean).join("; "), secrets));
+    await tx.webhookDelivery.update({ where: { deliveryId }, data: { outcome: out.outcome, detail: out.detail, processedAt: now } });
+    return out;
+  }, { maxWait: 30_000, timeout: 30_000 });
+}
+
+async function finish(db: Db, deliveryId: string, outcome: DeliveryOutcome, detail: string, now: Date) {
+  await db.webhookDelivery.updateMany({ where: { deliveryId, processedAt: null }, data: { outcome, detail, processedAt: now } });
+}
+
+function describe(loaded: LoadedEvent, outcomes: { ruleName: string; outcome: CommitOutcome }[], out: EvaluationResult, plan: EvaluationPlan, held: boolean): string {
+  const { event } = loaded;
+  const parts: string[] = [];
+  for (const { ruleName, outcome } of outcomes) {
+    if (outcome.kind === "created") parts.push(`run #${outcome.number} ${outcome.status} (rule ${ruleName})`);
+    else if (outcome.kind === "duplicate") parts.push(`duplicate of run #${outcome.number} (rule ${ruleName})`);
+    else parts.push(`rule ${ruleName} not dispatched: ${outcome.reason}`);
+  }
+  if (!held) for (const s of plan.superseded) parts.push(`rule ${s.candidate.ruleName} ${s.why}`);
+  for (const reason of out.refused.filter((r) => !parts.some((p) => p.endsWith(r)))) parts.push(reason.startsWith("cancel") ? reason : `refused: ${reason}`);
+  if (out.cancelled.length > 0) parts.push(`cancelled run${out.cancelled.length === 1 ? "" : "s"} ${out.cancelled.map((n) => `#${n}`).join(", ")}`);
+  if (event.type === "pr_updated") parts.push(`pull request #${event.pullRequest.number} ${event.action}: record updated`);
+  if (event.type === "pr_review") parts.push(`review (${event.review.state}) on #${event.pullRequest.number} stored`);
+  if (event.type === "branch_push") parts.push(`push to ${event.branch} at ${event.headSha.slice(0, 12)} recorded`);
+  const recordsOnly = event.type === "pr_updated" || event.type === "pr_review" || event.type === "branch_push";
+  if (outcomes.length === 0 && out.refused.length === 0 && !held && !recordsOnly) {
+    const reasons = plan.skipped.slice(0, 3).map((s) => (s.ruleName ? `${s.ruleName}: ${s.reason}` : s.reason));
+    parts.push(`no run: ${reasons.join("; ") || "no rule matched"}`);
+  }
+  return parts.join("; ");
+}

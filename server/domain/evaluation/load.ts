@@ -1,0 +1,88 @@
+// A recorded delivery as evaluation sees it: the repository it is about, the normalised event
+// (GitHub payloads mapped again with the repository's bot handle; local deliveries as recorded),
+// the Airlock user behind a person's request, and Airlock's facts. Reads only. The live path
+// (evaluate.ts), the trigger dry run and the stack preview all load through here, so what they
+// match is the same by construction.
+import type { Db, Repository } from "@/server/db";
+import type { DispatchableEvent } from "@/server/domain/ci-events/ci-event";
+import type { LocalExtras } from "@/server/domain/ingest/delivery/local-payload";
+import { repositoryNameOf, resolveDelivery, type StoredDelivery } from "@/server/domain/ingest/stored-delivery";
+import { isAppError } from "@/server/errors";
+import { loadFacts, resolveAirlockActor, type Facts } from "./facts";
+
+export type RecordedEventRef = { kind: "delivery"; deliveryId: string } | { kind: "job"; jobId: string };
+
+export type Described = { ref: RecordedEventRef; label: string; at: Date };
+
+export type LoadedEvent = Described & {
+  ok: true;
+  repository: Repository;
+  event: DispatchableEvent;
+  extras: LocalExtras;
+  /** The delivery id a run records (a job row has none: "job:<id>"). */
+  deliveryId: string;
+  eventName: string;
+  facts: Facts;
+  /** The Airlock user who asked (comments, labels, manual requests), when known. */
+  actorUserId: string | null;
+};
+
+export type UnusableEvent = Described & {
+  ok: false;
+  repositoryName: string | null;
+  /** What the live path records: "ignored" (nothing to do), "failed" (it can never evaluate). */
+  outcome: "ignored" | "failed";
+  problem: string;
+};
+
+export type DeliveryRow = StoredDelivery & { deliveryId: string; action: string | null; receivedAt: Date };
+
+export async function findRepository(db: Db, fullName: string): Promise<Repository | null> {
+  // GitHub owner and repository names are case-insensitive.
+  return (
+    (await db.repository.findUnique({ where: { fullName } })) ??
+    (await db.repository.findFirst({ where: { fullName: { equals: fullName, mode: "insensitive" } } }))
+  );
+}
+
+const describe = (d: DeliveryRow): Described => ({
+  ref: { kind: "delivery", deliveryId: d.deliveryId },
+  label: `${d.source} ${d.event}${d.action ? `.${d.action}` : ""} ${d.deliveryId}`,
+  at: d.receivedAt,
+});
+
+/** Only a person's request is decided by who asked (a failed check or a release is not). */
+const asks = (event: DispatchableEvent) => event.type === "pr_comment" || event.type === "pr_labeled" || event.type === "manual";
+
+export async function loadDelivery(db: Db, delivery: DeliveryRow): Promise<LoadedEvent | UnusableEvent> {
+  const described = describe(delivery);
+  const name = repositoryNameOf(delivery);
+  const repository = name ? await findRepository(db, name) : null;
+  if (!repository) {
+    return { ...described, ok: false, repositoryName: name, outcome: "ignored", problem: `repository ${name ?? "(none)"} is not registered in Airlock` };
+  }
+  try {
+    const resolved = resolveDelivery(delivery, repository.botHandle);
+    let event = resolved.event;
+    if (event.type === "ignored") return { ...described, ok: false, repositoryName: repository.fullName, outcome: "ignored", problem: event.reason };
+    const actor = asks(event) ? await resolveAirlockActor(db, repository.id, resolved.githubUserId) : null;
+    if (actor?.role) event = { ...event, actor: { ...event.actor, airlockRole: actor.role } };
+    const facts = await loadFacts({ db, repository, event, extras: resolved.extras });
+    return {
+      ...described,
+      ok: true,
+      repository,
+      event,
+      extras: resolved.extras,
+      deliveryId: delivery.deliveryId,
+      eventName: delivery.event,
+      facts,
+      actorUserId: actor?.userId ?? null,
+    };
+  } catch (err) {
+    // A delivery that can never evaluate (malformed, invalid stored event); anything else
+    // (database down) is thrown so the job is retried.
+    if (!isAppError(err) || err.status >= 500) throw err;
+    return { ...described, ok: false, repositoryName: repository.fullName, outcome: "failed", problem: err.message };
+  }
+}
