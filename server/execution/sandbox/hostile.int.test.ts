@@ -165,6 +165,12 @@ describe.each(tiers)("a hostile agent in a $name", ({ isFork }) => {
     expect(sandboxEvents(events).at(-1)).toMatchObject({ phase: "ended", limit: "processes", reason: attempt.exitReason });
   });
 
+  it("a runtime that reserves address space (WebAssembly, as Node's fetch does) still runs under the memory limit", async () => {
+    const { attempt, said } = await runHostile(isFork, ["wasm"]);
+    expect(said).toEqual(["wasm: 65536 bytes"]);
+    expect(attempt.status).toBe("succeeded");
+  });
+
   it("allocating past the memory limit ends the attempt with the limit as its reason", async () => {
     const { attempt, events, said } = await runHostile(isFork, ["memory"]);
     expect(said.some((s) => s.startsWith("ESCAPED"))).toBe(false);

@@ -20,6 +20,9 @@ import { systemEntries } from "./system";
 // connections, the limit that ended it, peak usage). The command adapter calls this; so will
 // the Claude Code adapter.
 
+/** What --as allows over the memory limit (see the rlimits below). */
+const addressSpaceHeadroomMb = 16 * 1024;
+
 export type SandboxSpec = {
   argv: string[];
   /** The agent's whole environment (nothing of the worker's is added). */
@@ -141,9 +144,11 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
   const { limits } = req;
   const mib = 1024 * 1024;
   const rlimits = [
-    // Address space per process: generous over the memory limit (runtimes reserve far more than
-    // they touch); the monitor holds the sandbox as a whole to the limit itself.
-    `--as=${(limits.memoryMb + Math.max(limits.memoryMb, 2048)) * mib}`,
+    // Address space per process: a backstop only, far over the memory limit, because runtimes
+    // reserve far more than they touch: V8 reserves about 10 GiB for each WebAssembly memory
+    // (Node's fetch parses HTTP with one), so a bound near the limit kills any agent that makes
+    // a request. The monitor holds the sandbox as a whole to the memory limit itself.
+    `--as=${(limits.memoryMb + addressSpaceHeadroomMb) * mib}`,
     `--nproc=${limits.processes}`,
     `--cpu=${limits.cpuSeconds + 5}:${limits.cpuSeconds + 10}`,
     `--fsize=${limits.diskMb * mib}`,
