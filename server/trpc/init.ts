@@ -46,8 +46,25 @@ const trpcCode: Record<AppErrorCode, TRPCError["code"]> = {
   UNAVAILABLE: "SERVICE_UNAVAILABLE",
 };
 
+// superjson walks the input recursively, so JSON nested tens of thousands deep overflows its
+// stack: say what is wrong with the body rather than pass the engine's RangeError on as the message.
+const transformer = {
+  serialize: (value: unknown) => superjson.serialize(value),
+  deserialize: (payload: unknown) => {
+    try {
+      return superjson.deserialize(payload as Parameters<typeof superjson.deserialize>[0]);
+    } catch (err) {
+      if (err instanceof RangeError) {
+        const message = "Invalid input: the body is nested too deeply to read.";
+        throw new TRPCError({ code: "BAD_REQUEST", message, cause: new AppError("BAD_REQUEST", message, { reason: "invalid_text" }) });
+      }
+      throw err;
+    }
+  },
+};
+
 const t = initTRPC.context<TRPCContext>().create({
-  transformer: superjson,
+  transformer,
   errorFormatter: formatError,
 });
 
