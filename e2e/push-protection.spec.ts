@@ -14,11 +14,14 @@ const SHOWN = ["--- a/config.env", "+++ b/config.env", "@@ -0,0 +1 @@", "+STRIPE
 const FINDINGS = [{ kind: "stripe_key", name: null, count: 1, reason: "Stripe secret or restricted key (sk_live_/rk_live_/sk_test_...)" }];
 
 test("a patch with a secret: shown redacted, refused until an admin overrides with a reason", async ({ page, baseURL }) => {
+  // Two people, the approval screen twice and the run page: more than the default budget under load.
+  test.setTimeout(90_000);
   const db = await e2eDb();
   let approvalId = "";
+  let runId = "";
   try {
     const repositoryId = await repositoryOf(db, "maintainer@airlock.local", "maintainer");
-    const runId = await createRun(db, { repositoryId, title: "Push protection e2e", status: "awaiting_approval" });
+    runId = await createRun(db, { repositoryId, title: "Push protection e2e", status: "awaiting_approval" });
     const artifactId = `e2e${randomUUID().replaceAll("-", "").slice(0, 20)}`;
     const digest = `sha256:${createHash("sha256").update(ORIGINAL).digest("hex")}`;
     await db.query(
@@ -49,6 +52,14 @@ test("a patch with a secret: shown redacted, refused until an admin overrides wi
   await expect(page.locator("body")).not.toContainText("4eC39HqLyjWDarjtT1zdp7dc");
   const approve = page.getByRole("region", { name: "Requested action" }).getByRole("button", { name: "Approve" });
   await expect(approve).toBeDisabled();
+
+  // The run page's own Approve buttons (footer and right pane) say the same, before anyone clicks.
+  await page.goto(`/runs/${runId}`);
+  for (const region of ["Run controls", "Approvals"]) {
+    const button = page.getByRole("region", { name: region }).getByRole("button", { name: "Approve" });
+    await expect(button).toHaveAttribute("aria-disabled", "true");
+    await expect(button).toHaveAccessibleDescription(/Push protection: the patch contains secrets; an admin must override it/);
+  }
 
   // An admin overrides with a reason; it is shown, and Approve opens.
   await signIn(page, baseURL!, "user_admin");

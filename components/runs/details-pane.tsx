@@ -194,7 +194,7 @@ export function DetailsPane({ run }: { run: RunDetailView }) {
                 )}
                 {a.status === "pending" && (
                   <div className="mt-1">
-                    <ApprovalActions size="sm" approvalId={a.id} artifactDigest={a.artifactDigest} headSha={a.targetHeadSha} disabledReason={run.controls.reject.reason} approveRefusal={run.controls.approve.reason} detail={run.controls.approve.detail} />
+                    <ApprovalActions size="sm" approvalId={a.id} artifactDigest={a.artifactDigest} headSha={a.targetHeadSha} disabledReason={run.controls.reject.reason} approveRefusal={run.controls.approve.reason ?? a.approveRefusal} detail={run.controls.approve.detail} />
                   </div>
                 )}
                 <Link href={`/approvals/${a.id}`} className="text-xs text-indigo-600 hover:underline dark:text-indigo-400">

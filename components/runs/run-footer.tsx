@@ -109,7 +109,7 @@ export function RunFooter({ run }: { run: RunDetailView }) {
             artifactDigest={pendingApproval?.artifactDigest ?? null}
             headSha={pendingApproval?.targetHeadSha ?? null}
             disabledReason={c.reject.reason}
-            approveRefusal={c.approve.reason}
+            approveRefusal={c.approve.reason ?? pendingApproval?.approveRefusal ?? null}
             detail={c.approve.detail}
           />
           <span aria-hidden className="mx-1 h-6 border-l border-zinc-200 dark:border-zinc-700" />

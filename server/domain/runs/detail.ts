@@ -1,5 +1,6 @@
 import type { Db, Prisma, RepoRole } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { overrideOf, pushProtectionOf } from "../approvals/push-protection";
 import { findingsOf } from "./artifact-content";
 import { twoPersonRefusal } from "./causers";
 import { runControls } from "./controls";
@@ -26,7 +27,10 @@ const runDetailInclude = {
     orderBy: { createdAt: "asc" },
     select: { id: true, kind: true, name: true, digest: true, sizeBytes: true, mediaType: true, createdAt: true, attemptId: true, retainUntil: true },
   },
-  approvals: { orderBy: { createdAt: "asc" }, include: { decidedBy: { select: { id: true, name: true, email: true } } } },
+  approvals: {
+    orderBy: { createdAt: "asc" },
+    include: { decidedBy: { select: { id: true, name: true, email: true } }, artifact: { select: { kind: true, secretFindings: true } } },
+  },
   writeBacks: { orderBy: { createdAt: "asc" } },
   // Checks rerun because of this run's write-backs (the local forge reruns after a push).
   rerunPipelines: { orderBy: { createdAt: "asc" }, select: { id: true, checkName: true, externalId: true, status: true, conclusion: true, headSha: true, url: true } },
@@ -60,11 +64,17 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
     }),
   ]);
   const sandbox = sandboxViews([...sandboxEnds, ...sandboxBlocked.reverse()]);
-  const { costUsd, attempts, contextBundle, stackSnapshot, admission, ...rest } = run;
+  const { costUsd, attempts, contextBundle, stackSnapshot, admission, approvals, ...rest } = run;
   const stack = stackView(stackSnapshot);
   return {
     ...rest,
     costUsd: Number(costUsd),
+    // Each request's own refusal, as the approval screen shows it: a patch with secrets cannot be
+    // approved here until an admin overrides push protection there (the server refuses it anyway).
+    approvals: approvals.map(({ artifact, pushProtectionOverride, ...a }) => ({
+      ...a,
+      approveRefusal: artifact && pushProtectionOf(artifact) && !overrideOf(pushProtectionOverride) ? "Push protection: the patch contains secrets; an admin must override it on the approval screen first" : null,
+    })),
     attempts: attempts.map(({ costUsd: c, ...a }) => ({ ...a, costUsd: Number(c), sandbox: sandbox[a.id] ?? null })),
     duplicateTriggersDropped: dropped,
     droppedTriggers,
@@ -80,7 +90,7 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
       role: opts.viewerRole,
       attempts: attempts.length,
       maxRetries: stack.spec?.limits.maxRetries,
-      pendingApprovals: run.approvals.filter((a) => a.status === "pending").length,
+      pendingApprovals: approvals.filter((a) => a.status === "pending").length,
       approveRefusal: twoPerson?.message ?? null,
     }),
   };
