@@ -297,9 +297,13 @@ function runSession({ config, options, proc, sessionId, sessionDir, command, pen
       return { status: stopping.status, reason: `${stopping.reason}${how}` };
     }
     const tail = lastStderr ? `: ${truncateText(lastStderr, 300)}` : "";
+    // Claude Code's own verdict, whatever its exit code: the subtype and its first error line.
+    const claude = decoder.claudeOutcome;
+    if (code !== null && claude?.isError) {
+      const said = claude.errors[0] ?? (claude.subtype === "success" ? claude.text : undefined);
+      return { status: "failed", reason: `Claude Code ended with ${claude.subtype}${said ? `: ${truncateText(said, 300)}` : ""}` };
+    }
     if (code === 0) {
-      const claude = decoder.claudeOutcome;
-      if (claude?.isError) return { status: "failed", reason: `the agent reported ${claude.subtype}` };
       return { status: "succeeded", reason: `\`${command}\` exited with code 0` };
     }
     if (code !== null) return { status: "failed", reason: `\`${command}\` exited with code ${code}${tail}` };

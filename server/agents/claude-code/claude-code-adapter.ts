@@ -59,7 +59,8 @@ export function createClaudeCodeAdapter(opts: {
  * home. Nothing the plan does not name, whatever else was granted.
  */
 function environmentFor(plan: LaunchPlan, adapter: ClaudeCodeAdapter, granted: Record<string, string>): Record<string, string> {
-  const apiKey = granted[envVarName(adapter.apiKeySecret)];
+  // Only a granted key counts: a value the server happens to hold is not this stack's to use.
+  const apiKey = plan.env.some((e) => e.name === "ANTHROPIC_API_KEY") ? granted[envVarName(adapter.apiKeySecret)] : undefined;
   if (!apiKey) {
     throw new AgentStartError(
       `the model API key is not set: grant the secret ${adapter.apiKeySecret} to this stack and set AIRLOCK_SECRET_${envVarName(adapter.apiKeySecret)} on the server`,

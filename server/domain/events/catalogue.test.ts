@@ -26,6 +26,8 @@ const samples: { [T in RunEventType]: Extract<RunEventInput, { type: T }>["paylo
   message: { role: "assistant", text: "**Found it.**" },
   tool_call: { id: "t1", name: "Bash", input: { command: "npm test" }, startedAt: at },
   tool_result: { toolCallId: "t1", output: "1 failed", isError: true, durationMs: 1200 },
+  thinking: { text: "The sign looks wrong." },
+  permission_denied: { toolName: "Bash", toolCallId: "t2", input: { command: "rm -rf /" } },
   subagent_started: { id: "s1", name: "Explore", parentId: null, summary: "find callers" },
   subagent_completed: { id: "s1", name: "Explore", parentId: null, summary: "two callers", isError: false },
   artifact_produced: { kind: "patch", name: "fix.patch", digest, sizeBytes: 312 },
