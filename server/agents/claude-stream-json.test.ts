@@ -76,7 +76,8 @@ describe("Claude Code stream-json parser: a diagnosis transcript", () => {
 
     const nested = events.filter((e) => "subagentId" in e.payload && e.payload.subagentId === "toolu_01Task1");
     expect(nested.map((e) => e.type)).toEqual(["message", "tool_call", "tool_result", "message"]);
-    expect(nested[0]).toMatchObject({ payload: { role: "user", text: expect.stringContaining("List every call site") } });
+    // The Task prompt handed to the subagent is the parent's words, not a person's.
+    expect(nested[0]).toMatchObject({ payload: { role: "system", text: expect.stringMatching(/^Prompt from the parent agent to [\w-]+:\n\n[\s\S]*List every call site/) } });
 
     const order = events.map((e) => e.type);
     expect(order.indexOf("subagent_started")).toBeLessThan(order.indexOf("subagent_completed"));
@@ -86,8 +87,9 @@ describe("Claude Code stream-json parser: a diagnosis transcript", () => {
     const costs = ofType(events, "cost");
     // 8 distinct assistant messages (one of them spans two lines) + the result.
     expect(costs).toHaveLength(9);
+    // Input is the uncached part: the attempt's total adds the cache split once (recordAttemptCost).
     expect(costs[0]).toEqual({
-      inputTokens: 4 + 5210 + 11890,
+      inputTokens: 4,
       outputTokens: 3,
       cacheReadTokens: 11890,
       cacheWriteTokens: 5210,
@@ -97,7 +99,7 @@ describe("Claude Code stream-json parser: a diagnosis transcript", () => {
     expect(costs[1]?.outputTokens).toBe(96 + 142);
     expect(costs.slice(0, -1).every((c) => c.usd === undefined)).toBe(true);
     expect(costs.at(-1)).toEqual({
-      inputTokens: 55 + 11980 + 109180,
+      inputTokens: 55,
       outputTokens: 889,
       cacheReadTokens: 109180,
       cacheWriteTokens: 11980,
@@ -126,7 +128,7 @@ describe("Claude Code stream-json parser: errors and edge cases", () => {
     expect(events[1]?.payload).toEqual({ role: "assistant", text: "Let me look at the flaky test history." });
     expect(events[3]?.payload).toMatchObject({ usd: 0.0123 });
     expect(events[4]?.payload).toEqual({ stream: "system", text: "Claude Code finished with error_max_turns" });
-    expect(parser.outcome).toEqual({ isError: true, subtype: "error_max_turns" });
+    expect(parser.outcome).toEqual({ isError: true, subtype: "error_max_turns", errors: [] });
   });
 
   it("returns null for anything that is not a Claude message", () => {
@@ -176,5 +178,62 @@ describe("Claude Code stream-json parser: errors and edge cases", () => {
       type: "subagent_started",
       payload: { id: "toolu_inner", name: "general-purpose", parentId: "toolu_outer", summary: "dig" },
     });
+  });
+});
+
+describe("Claude Code stream-json parser: fidelity to the CLI's result", () => {
+  const result = (over: Record<string, unknown>) => ({ type: "result", subtype: "success", is_error: false, session_id: "s-1", ...over });
+
+  it("fails error_during_execution even with is_error false, and keeps the CLI's errors", () => {
+    const parser = createClaudeStreamParser();
+    const events = parser.parse(result({ subtype: "error_during_execution", errors: ["API error: Overloaded"] })) ?? [];
+    expect(parser.outcome).toEqual({ isError: true, subtype: "error_during_execution", errors: ["API error: Overloaded"] });
+    expect(events).toContainEqual({ type: "log", payload: { stream: "system", text: "Claude Code finished with error_during_execution:\nAPI error: Overloaded" } });
+  });
+
+  it.each(["error_max_turns", "error_max_budget_usd", "error_max_structured_output_retries", "some_future_error"])("treats %s as a failure", (subtype) => {
+    const parser = createClaudeStreamParser();
+    parser.parse(result({ subtype, is_error: false }));
+    expect(parser.outcome?.isError).toBe(true);
+  });
+
+  it("a success the CLI flags as an error (an API error) fails too", () => {
+    const parser = createClaudeStreamParser();
+    parser.parse(result({ is_error: true, result: "API Error: 400 refused" }));
+    expect(parser.outcome).toMatchObject({ isError: true, subtype: "success", text: "API Error: 400 refused" });
+  });
+
+  it("totals come from modelUsage over every model (subagents, side requests), not the main usage", () => {
+    const parser = createClaudeStreamParser();
+    const events = parser.parse(
+      result({
+        total_cost_usd: 0.42,
+        usage: { input_tokens: 10, output_tokens: 20, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+        modelUsage: {
+          "claude-sonnet-4-5": { inputTokens: 100, outputTokens: 600, cacheReadInputTokens: 1000, cacheCreationInputTokens: 50, costUSD: 0.4 },
+          "claude-haiku-4-5": { inputTokens: 7, outputTokens: 3, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUSD: 0.02 },
+        },
+      }),
+    );
+    expect(events.find((e) => e.type === "cost")?.payload).toEqual({
+      inputTokens: 107,
+      outputTokens: 603,
+      cacheReadTokens: 1000,
+      cacheWriteTokens: 50,
+      usd: 0.42,
+      model: "claude-sonnet-4-5, claude-haiku-4-5",
+    });
+  });
+
+  it("each permission denial is its own event; thinking is kept; hook output is shown; token ticks are not", () => {
+    const parser = createClaudeStreamParser();
+    const denials = parser.parse(result({ permission_denials: [{ tool_name: "Bash", tool_use_id: "toolu_1", tool_input: { command: "rm -rf /" } }] })) ?? [];
+    expect(denials[0]).toEqual({ type: "permission_denied", payload: { toolName: "Bash", toolCallId: "toolu_1", input: { command: "rm -rf /" } } });
+    const thinking = parser.parse({ type: "assistant", parent_tool_use_id: "toolu_9", message: { content: [{ type: "thinking", thinking: "Check the sign.", signature: "x" }] } });
+    expect(thinking).toEqual([{ type: "thinking", payload: { text: "Check the sign.", subagentId: "toolu_9" } }]);
+    expect(parser.parse({ type: "system", subtype: "hook_response", hook_name: "lint", hook_event: "PostToolUse", stdout: "ok", stderr: "", exit_code: 0 })).toEqual([
+      { type: "log", payload: { stream: "system", text: "Claude Code hook PostToolUse lint exited 0:\nok" } },
+    ]);
+    expect(parser.parse({ type: "system", subtype: "thinking_tokens", estimated_tokens: 3 })).toEqual([]);
   });
 });

@@ -66,7 +66,7 @@ const samples: { [T in RunEventType]: Extract<RunEventInput, { type: T }>["paylo
 describe("event catalogue", () => {
   it("has a sample for every type, and every sample validates", () => {
     expect(Object.keys(samples).sort()).toEqual([...runEventTypes].sort());
-    expect(runEventTypes).toHaveLength(20);
+    expect(runEventTypes).toHaveLength(22);
     for (const [type, payload] of Object.entries(samples)) {
       const result = safeValidateRunEvent({ type, payload });
       expect(result, type).toMatchObject({ ok: true });
@@ -117,6 +117,8 @@ describe("event catalogue", () => {
       "message",
       "tool_call",
       "tool_result",
+      "thinking",
+      "permission_denied",
       "subagent_started",
       "subagent_completed",
       "artifact_produced",
