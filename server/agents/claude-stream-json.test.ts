@@ -215,7 +215,7 @@ describe("Claude Code stream-json parser: fidelity to the CLI's result", () => {
         },
       }),
     );
-    expect(events.find((e) => e.type === "cost")?.payload).toEqual({
+    expect(events?.find((e) => e.type === "cost")?.payload).toEqual({
       inputTokens: 107,
       outputTokens: 603,
       cacheReadTokens: 1000,
