@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -165,4 +165,36 @@ describe.skipIf(!hostAddress || !existsSync(installedClaudeBinary()))("claude-co
     );
     expect(api?.requests).toEqual([]);
   });
+
+  it("gives the agent exactly the stack's skills, copied from the repository", async () => {
+    const skill = (name: string, text: string) =>
+      mkdir(join(workspaceDir, ".claude", "skills", name), { recursive: true }).then(() =>
+        writeFile(join(workspaceDir, ".claude", "skills", name, "SKILL.md"), `---\nname: ${name}\ndescription: ${text}\n---\n\nSteps for ${name}.\n`),
+      );
+    await skill("ci-log-reading", "Read CI logs from the bottom up");
+    await skill("not-in-the-stack", "A skill the repository has and the stack does not name");
+    const { exit, main } = await run((req) => ((req.body.tools ?? []).length ? { blocks: [{ type: "text", text: "ok" }] } : { blocks: [{ type: "text", text: "title" }] }), {
+      skills: ["ci-log-reading"],
+      tools: ["Read"],
+      subagents: [],
+      mcpServers: [],
+    });
+    expect(exit.status).toBe("succeeded");
+    const offered = JSON.stringify([main[0]!.body.tools, main[0]!.body.messages, main[0]!.body.system]);
+    expect(offered).toContain("Read CI logs from the bottom up");
+    expect(offered).not.toContain("A skill the repository has and the stack does not name");
+    expect(toolNames(main[0]!)).toEqual(["Read", "Skill"]);
+  }, 120_000);
+
+  it("hostile: a skill that is a symbolic link (to the server's own files) is refused before the agent starts", async () => {
+    const secretFile = join(root, "server-secret.txt");
+    await writeFile(secretFile, "AIRLOCK_SESSION_SECRET=do-not-copy");
+    await mkdir(join(workspaceDir, ".claude", "skills", "evil"), { recursive: true });
+    await symlink(secretFile, join(workspaceDir, ".claude", "skills", "evil", "SKILL.md"));
+    await expect(run(() => ({ blocks: [] }), { skills: ["evil"] })).rejects.toThrow(/skill evil: .* symbolic link/);
+    await writeFile(join(root, "SKILL.md"), "a file outside the workspace");
+    await symlink(root, join(workspaceDir, ".claude", "skills", "outside"));
+    await expect(run(() => ({ blocks: [] }), { skills: ["outside"] })).rejects.toThrow(/skill outside: .* symbolic link/);
+    await expect(run(() => ({ blocks: [] }), { skills: ["missing"] })).rejects.toThrow(/skill missing: .claude\/skills\/missing\/SKILL.md is not a file of the repository/);
+  }, 60_000);
 });
