@@ -109,7 +109,7 @@ const zClaudeLine = z.discriminatedUnion("type", [
   z.object({ type: z.literal("stream_event") }).loose(),
 ]);
 
-export type ClaudeOutcome = { isError: boolean; subtype: string; text?: string; errors: string[] };
+export type ClaudeOutcome = { isError: boolean; subtype: string; text?: string; errors: string[]; usd?: number };
 
 /** Is this parsed JSON a Claude Code stream-json message (rather than an Airlock event)? */
 export function isClaudeStreamMessage(value: unknown): boolean {
@@ -308,6 +308,7 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
         : (msg.usage ?? (usageByMessage.size > 0 ? runningTotal() : undefined));
     const usd = msg.total_cost_usd ?? (models.length > 0 && models.every(([, u]) => u.costUSD !== undefined) ? sum(models.map(([, u]) => u.costUSD)) : undefined);
     if (models.length > 1) model = models.map(([m]) => m).join(", ");
+    if (usd !== undefined) outcome.usd = usd;
     if (usage || usd !== undefined) events.push(costFromUsage(usage ?? {}, usd));
     if (isError) {
       const detail = [...errors, ...(msg.result ? [truncateText(msg.result, 2000)] : [])].join("\n");

@@ -301,7 +301,8 @@ function runSession({ config, options, proc, sessionId, sessionDir, command, pen
     const claude = decoder.claudeOutcome;
     if (code !== null && claude?.isError) {
       const said = claude.errors[0] ?? (claude.subtype === "success" ? claude.text : undefined);
-      return { status: "failed", reason: `Claude Code ended with ${claude.subtype}${said ? `: ${truncateText(said, 300)}` : ""}` };
+      const spent = claude.usd !== undefined ? ` after $${claude.usd.toFixed(4)}` : "";
+      return { status: "failed", reason: `Claude Code ended with ${claude.subtype}${spent}${said ? `: ${truncateText(said, 300)}` : ""}` };
     }
     if (code === 0) {
       return { status: "succeeded", reason: `\`${command}\` exited with code 0` };

@@ -197,4 +197,21 @@ describe.skipIf(!hostAddress || !existsSync(installedClaudeBinary()))("claude-co
     await expect(run(() => ({ blocks: [] }), { skills: ["outside"] })).rejects.toThrow(/skill outside: .* symbolic link/);
     await expect(run(() => ({ blocks: [] }), { skills: ["missing"] })).rejects.toThrow(/skill missing: .claude\/skills\/missing\/SKILL.md is not a file of the repository/);
   }, 60_000);
+
+  it("the stack's cost cap stops the CLI (error_max_budget_usd): a failed attempt with the figures", async () => {
+    const { exit, events, main } = await run(
+      (req) =>
+        (req.body.tools ?? []).length
+          ? { blocks: [{ type: "tool_use", name: "Read", input: { file_path: join(workspaceDir, "sum.js") } }], usage: { input_tokens: 1000, output_tokens: 100_000 } }
+          : { blocks: [{ type: "text", text: "title" }] },
+      { limits: { wallClockMinutes: 2, maxCostUsd: 0.5, maxRetries: 0 } },
+    );
+    expect(exit.status).toBe("failed");
+    expect(exit.reason).toMatch(/^Claude Code ended with error_max_budget_usd after \$\d+\.\d{4}/);
+    expect(exit.reason).toContain("Reached maximum budget ($0.5)");
+    // Stopped after the turn that passed the cap, not at max turns.
+    expect(main.length).toBeLessThan(8);
+    const cost = events.findLast((e) => e.type === "cost");
+    expect(cost?.type === "cost" && cost.payload.usd).toBeGreaterThan(0.5);
+  }, 120_000);
 });
