@@ -128,7 +128,7 @@ describe("Claude Code stream-json parser: errors and edge cases", () => {
     expect(events[1]?.payload).toEqual({ role: "assistant", text: "Let me look at the flaky test history." });
     expect(events[3]?.payload).toMatchObject({ usd: 0.0123 });
     expect(events[4]?.payload).toEqual({ stream: "system", text: "Claude Code finished with error_max_turns" });
-    expect(parser.outcome).toEqual({ isError: true, subtype: "error_max_turns", errors: [] });
+    expect(parser.outcome).toEqual({ isError: true, subtype: "error_max_turns", errors: [], usd: 0.0123 });
   });
 
   it("returns null for anything that is not a Claude message", () => {
