@@ -237,3 +237,65 @@ describe("Claude Code stream-json parser: fidelity to the CLI's result", () => {
     expect(parser.parse({ type: "system", subtype: "thinking_tokens", estimated_tokens: 3 })).toEqual([]);
   });
 });
+
+// Captures made here with the real CLI (@anthropic-ai/claude-code 2.1.197, the pinned version)
+// against the Messages-API test double; the file names carry the version that made them.
+describe("Claude Code stream-json parser: captures of CLI 2.1.197", () => {
+  const parse = (name: string) => {
+    const parser = createClaudeStreamParser();
+    const events = transcript(`cli-2.1.197-${name}.jsonl`)
+      .trim()
+      .split("\n")
+      .flatMap((l) => parser.parse(JSON.parse(l)) ?? []);
+    for (const e of events) expect(zAgentEvent.safeParse(e).success, JSON.stringify(e)).toBe(true);
+    return { parser, events };
+  };
+  const lastCost = (events: AgentEvent[]) => ofType(events, "cost").at(-1);
+
+  it("plain: one answer, a successful outcome, the CLI's dollars", () => {
+    const { parser, events } = parse("plain");
+    expect(ofType(events, "message").map((m) => m.role)).toEqual(["system", "assistant"]);
+    expect(parser.outcome).toMatchObject({ isError: false, subtype: "success" });
+    expect(parser.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(lastCost(events)?.usd).toBe(0.000105);
+    expect(events.filter((e) => e.type === "log")).toEqual([]);
+  });
+
+  it("tools and thinking: thinking, Read/Edit/Bash calls with results, the denied Bash as a denial", () => {
+    const { parser, events } = parse("tools-thinking");
+    expect(ofType(events, "thinking")).toEqual([{ text: "Read the file first." }]);
+    expect(ofType(events, "tool_call").map((c) => c.name)).toEqual(["Read", "Edit", "Bash"]);
+    const results = ofType(events, "tool_result");
+    expect(results).toHaveLength(3);
+    expect(results[2]?.isError).toBe(true);
+    expect(ofType(events, "permission_denied")).toEqual([{ toolName: "Bash", toolCallId: ofType(events, "tool_call")[2]!.id, input: { command: "rm -rf /tmp/x" } }]);
+    expect(parser.outcome?.isError).toBe(false);
+    // The totals are the CLI's modelUsage, once: the result's last cost event.
+    const raw = JSON.parse(transcript("cli-2.1.197-tools-thinking.jsonl").trim().split("\n").at(-1)!) as { modelUsage: Record<string, { inputTokens: number; outputTokens: number }>; total_cost_usd: number };
+    const mu = Object.values(raw.modelUsage);
+    expect(lastCost(events)).toMatchObject({ inputTokens: mu.reduce((n, u) => n + u.inputTokens, 0), outputTokens: mu.reduce((n, u) => n + u.outputTokens, 0), usd: raw.total_cost_usd });
+  });
+
+  it("subagent: the Task prompt is the parent's, the subagent's events nest under it, task ticks are quiet", () => {
+    const { events } = parse("subagent");
+    const started = ofType(events, "subagent_started");
+    expect(started).toEqual([expect.objectContaining({ name: "test-fixer", parentId: null, summary: "Find the bug" })]);
+    const inside = events.filter((e) => "subagentId" in e.payload && e.payload.subagentId === started[0]!.id);
+    expect(inside.map((e) => e.type)).toEqual(["message", "tool_call", "tool_result"]);
+    expect(inside[0]?.payload).toMatchObject({ role: "system", text: "Prompt from the parent agent to test-fixer:\n\nFind the bug in sum.js and report it" });
+    expect(ofType(events, "subagent_completed")).toEqual([expect.objectContaining({ name: "test-fixer", isError: false, summary: expect.stringContaining("sum subtracts instead of adding") })]);
+    expect(events.filter((e) => e.type === "log")).toEqual([]);
+  });
+
+  it("an API error: subtype success with is_error true fails, with the CLI's message", () => {
+    const { parser, events } = parse("error-during-execution");
+    expect(parser.outcome).toMatchObject({ isError: true, subtype: "success", text: "API Error: 400 the double refuses this request" });
+    expect(ofType(events, "log").at(-1)?.text).toBe("Claude Code finished with success:\nAPI Error: 400 the double refuses this request");
+  });
+
+  it("max turns: error_max_turns with the CLI's error line", () => {
+    const { parser, events } = parse("max-turns");
+    expect(parser.outcome).toMatchObject({ isError: true, subtype: "error_max_turns", errors: ["Reached maximum number of turns (2)"] });
+    expect(ofType(events, "log").at(-1)?.text).toBe("Claude Code finished with error_max_turns:\nReached maximum number of turns (2)");
+  });
+});

@@ -12,8 +12,9 @@ import { boundJson } from "@/server/lib/text-boundary";
 
 const claudeTypes = new Set(["system", "assistant", "user", "result", "stream_event"]);
 const subagentTools = new Set(["Task", "Agent"]);
-// Progress ticks with nothing for a reader (token estimates, status pings).
-const quietSystemSubtypes = new Set(["thinking_tokens", "status"]);
+// Progress ticks with nothing for a reader (token estimates, status pings, a subagent task's
+// lifecycle, which its Task tool call and result already show).
+const quietSystemSubtypes = new Set(["thinking_tokens", "status", "task_started", "task_progress", "task_updated", "task_notification"]);
 const maxToolOutputChars = 32 * 1024;
 const maxSubagentSummaryChars = 2000;
 
