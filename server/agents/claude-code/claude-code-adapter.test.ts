@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,7 +58,12 @@ function stackOf(over: Record<string, unknown> = {}): { spec: StackSpec; adapter
   return { spec, adapter: spec.adapter as ClaudeCodeAdapter };
 }
 
-async function run(respond: (req: RecordedRequest, i: number) => DoubleTurn, over: Record<string, unknown> = {}, grants = { secrets: ["anthropic-api-key", "ci-token"], configMaps: ["anthropic-base-url"] }) {
+async function run(
+  respond: (req: RecordedRequest, i: number) => DoubleTurn,
+  over: Record<string, unknown> = {},
+  grants = { secrets: ["anthropic-api-key", "ci-token"], configMaps: ["anthropic-base-url"] },
+  opts: { onEvent?: (e: SessionEvent, cancel: (reason: string) => void) => void } = {},
+) {
   api = await startMessagesApiDouble({ respond, host: hostAddress });
   const { spec, adapter } = stackOf(over);
   const session = await createClaudeCodeAdapter({ spec, adapter, grants: { secrets: new Set(grants.secrets), configMaps: new Set(grants.configMaps) }, killGraceMs: 1000 }).start({
@@ -73,12 +79,27 @@ async function run(respond: (req: RecordedRequest, i: number) => DoubleTurn, ove
   const events: AgentEvent[] = [];
   const all: SessionEvent[] = [];
   for await (const e of session.events) {
+    opts.onEvent?.(e, (reason) => session.cancel(reason));
     all.push(e);
     if (e.type !== "sandbox") events.push(e);
   }
   const exit: AgentExit = await session.exit;
   const main = api.requests.filter((r) => (r.body.tools ?? []).length > 0);
   return { events, all, exit, requests: api.requests, main };
+}
+
+/** Whether a live (not zombie) process whose command line holds `marker` runs on this machine. */
+function runsAnywhere(marker: string): boolean {
+  return readdirSync("/proc")
+    .filter((n) => /^\d+$/.test(n))
+    .some((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker) && !"ZX".includes(stat.slice(stat.lastIndexOf(")") + 2).charAt(0));
+      } catch {
+        return false;
+      }
+    });
 }
 
 const toolNames = (r: RecordedRequest) => (r.body.tools ?? []).map((t) => t.name).sort();
@@ -213,5 +234,29 @@ describe.skipIf(!hostAddress || !existsSync(installedClaudeBinary()))("claude-co
     expect(main.length).toBeLessThan(8);
     const cost = events.findLast((e) => e.type === "cost");
     expect(cost?.type === "cost" && cost.payload.usd).toBeGreaterThan(0.5);
+  }, 120_000);
+
+  it("cancel stops the CLI and every process it started (a Bash tool's sleep) in its sandbox", async () => {
+    const marker = `airlock-cancel-${randomUUID()}`;
+    let cancelled = false;
+    const { exit } = await run(
+      (req) => ((req.body.tools ?? []).length ? { blocks: [{ type: "tool_use", name: "Bash", input: { command: `sleep 300 # ${marker}` } }] } : { blocks: [{ type: "text", text: "title" }] }),
+      { tools: ["Bash"], subagents: [], mcpServers: [] },
+      undefined,
+      {
+        onEvent: (e, cancel) => {
+          if (cancelled || e.type !== "tool_call") return;
+          cancelled = true;
+          void (async () => {
+            for (let i = 0; i < 200 && !runsAnywhere(marker); i++) await new Promise((r) => setTimeout(r, 25));
+            expect(runsAnywhere(marker)).toBe(true);
+            cancel("a maintainer cancelled the run");
+          })();
+        },
+      },
+    );
+    expect(exit.status).toBe("cancelled");
+    expect(exit.reason).toContain("a maintainer cancelled the run");
+    expect(runsAnywhere(marker)).toBe(false);
   }, 120_000);
 });
