@@ -290,7 +290,7 @@ describe("Claude Code stream-json parser: captures of CLI 2.1.197", () => {
   it("an API error: subtype success with is_error true fails, with the CLI's message", () => {
     const { parser, events } = parse("error-during-execution");
     expect(parser.outcome).toMatchObject({ isError: true, subtype: "success", text: "API Error: 400 the double refuses this request" });
-    expect(ofType(events, "log").at(-1)?.text).toBe("Claude Code finished with success:\nAPI Error: 400 the double refuses this request");
+    expect(ofType(events, "log").at(-1)?.text).toBe("Claude Code finished with an error:\nAPI Error: 400 the double refuses this request");
   });
 
   it("max turns: error_max_turns with the CLI's error line", () => {

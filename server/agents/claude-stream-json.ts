@@ -313,7 +313,9 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
     if (usage || usd !== undefined) events.push(costFromUsage(usage ?? {}, usd));
     if (isError) {
       const detail = [...errors, ...(msg.result ? [truncateText(msg.result, 2000)] : [])].join("\n");
-      events.push({ type: "log", payload: { stream: "system", text: `Claude Code finished with ${msg.subtype}${detail ? `:\n${detail}` : ""}` } });
+      // A "success" flagged is_error is an API error the CLI gave up on: say so, not "success".
+      const how = msg.subtype === "success" ? "an error" : msg.subtype;
+      events.push({ type: "log", payload: { stream: "system", text: `Claude Code finished with ${how}${detail ? `:\n${detail}` : ""}` } });
     }
     return events;
   }

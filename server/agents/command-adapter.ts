@@ -302,7 +302,8 @@ function runSession({ config, options, proc, sessionId, sessionDir, command, pen
     if (code !== null && claude?.isError) {
       const said = claude.errors[0] ?? (claude.subtype === "success" ? claude.text : undefined);
       const spent = claude.usd !== undefined ? ` after $${claude.usd.toFixed(4)}` : "";
-      return { status: "failed", reason: `Claude Code ended with ${claude.subtype}${spent}${said ? `: ${truncateText(said, 300)}` : ""}` };
+      const how = claude.subtype === "success" ? "an error" : claude.subtype;
+      return { status: "failed", reason: `Claude Code ended with ${how}${spent}${said ? `: ${truncateText(said, 300)}` : ""}` };
     }
     if (code === 0) {
       return { status: "succeeded", reason: `\`${command}\` exited with code 0` };
