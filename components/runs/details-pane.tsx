@@ -53,6 +53,11 @@ export function DetailsPane({ run }: { run: RunDetailView }) {
                       <span className="font-mono text-xs break-all">{a.adapterSessionId}</span>
                     </Field>
                   )}
+                  {a.agentSessionId && (
+                    <Field label="Agent session">
+                      <span className="font-mono text-xs break-all">{a.agentSessionId}</span>
+                    </Field>
+                  )}
                   {a.exitReason && <Field label="Exit reason">{plainTerminalText(a.exitReason)}</Field>}
                   <Field label="Tokens">
                     {(a.inputTokens + a.outputTokens).toLocaleString("en")} · {formatUsd(a.costUsd)}

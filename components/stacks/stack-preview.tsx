@@ -134,10 +134,28 @@ function PreviewResult({ data }: { data: Preview }) {
               <span className="font-mono">{stack.adapter.command.join(" ")}</span>
               <CopyButton value={stack.adapter.command.join(" ")} what="command" />
             </span>
+          ) : stack.adapter.kind === "claude-code" ? (
+            <Badge>claude-code</Badge>
           ) : (
             <Badge tone="info">scripted {stack.adapter.scenario} (demo)</Badge>
           )}
         </p>
+        {stack.launch && (
+          <div aria-label="Claude Code launch">
+            <h4 className="text-xs font-medium text-zinc-500">What the agent runs with (the prompt on stdin; secrets by name)</h4>
+            <pre tabIndex={0} className="max-h-64 overflow-auto rounded-md border border-zinc-200 bg-zinc-50 p-2 font-mono text-[11px] whitespace-pre-wrap dark:border-zinc-800 dark:bg-zinc-950">
+              {stack.launch.argv.map((a) => JSON.stringify(a)).join(" ")}
+            </pre>
+            <p className="text-xs">Environment: <span className="font-mono">{stack.launch.env.map((e) => `${e.name} (${e.from})`).join(", ") || "none granted"}</span></p>
+            {stack.launch.files.map((f) => (
+              <details key={f.name} className="text-xs">
+                <summary className="cursor-pointer font-mono">{f.name}</summary>
+                <pre className="overflow-auto rounded-md bg-zinc-50 p-2 font-mono text-[11px] dark:bg-zinc-950">{f.content}</pre>
+              </details>
+            ))}
+            {stack.launch.withheld.length > 0 && <List title="Withheld (not granted)" items={stack.launch.withheld} />}
+          </div>
+        )}
         <List title={`Tools (${stack.toolProfile})`} items={stack.tools} />
         <div>
           <h4 className="text-xs font-medium text-zinc-500">MCP servers</h4>

@@ -49,22 +49,33 @@ export function AdapterSection() {
   const kind = useWatch<StackFormValues, "spec.adapter.kind">({ name: "spec.adapter.kind" });
   const switchTo = (next: string) => {
     const adapter: Adapter =
-      next === "scripted" ? { kind: "scripted", scenario: "" } : { kind: "command", command: [""], env: [], outputFormat: "airlock" };
+      next === "scripted"
+        ? { kind: "scripted", scenario: "" }
+        : next === "claude-code"
+          ? { kind: "claude-code", apiKeySecret: "anthropic-api-key", maxTurns: 50 }
+          : { kind: "command", command: [""], env: [], outputFormat: "auto" };
     setValue("spec.adapter", adapter, { shouldDirty: true, shouldValidate: false });
   };
   return (
-    <Section title="Adapter" description="How a run starts the agent: a command in the attempt's workspace, or a recorded scenario (demo and tests only).">
+    <Section title="Adapter" description="How a run starts the agent: Claude Code built from this stack, a command in the attempt's workspace, or a recorded scenario (demo and tests only).">
       <SelectField
         name="spec.adapter.kind"
         label="Adapter"
         onValueChange={switchTo}
         options={[
+          { value: "claude-code", label: "claude-code: the Claude Code CLI, built from this stack" },
           { value: "command", label: "command: run a program" },
           { value: "scripted", label: "scripted: replay a recording (demo and tests only)" },
         ]}
       />
       {kind === "scripted" ? (
         <TextField name="spec.adapter.scenario" label="Scenario" hint="A recording under server/agents/scenarios, e.g. sum-off-by-one" mono />
+      ) : kind === "claude-code" ? (
+        <div className="grid gap-4 sm:grid-cols-3">
+          <TextField name="spec.adapter.apiKeySecret" label="API key secret" hint="Granted like any secret; the CLI gets it as ANTHROPIC_API_KEY." mono />
+          <TextField name="spec.adapter.baseUrlConfigMap" label="Base URL config map (optional)" hint="A gateway's URL, as ANTHROPIC_BASE_URL; its host is allowed through the sandbox." mono />
+          <NumberField name="spec.adapter.maxTurns" label="Max turns" hint="--max-turns; the cost cap is --max-budget-usd." />
+        </div>
       ) : (
         <div className="grid gap-4 sm:grid-cols-2">
           <StringListField
@@ -90,6 +101,7 @@ export function AdapterSection() {
               name="spec.adapter.outputFormat"
               label="Output format"
               options={[
+                { value: "auto", label: "Detect per line (Airlock events or Claude Code stream-json)" },
                 { value: "airlock", label: "Airlock event lines" },
                 { value: "claude-stream-json", label: "Claude Code stream-json" },
               ]}
@@ -106,7 +118,15 @@ export function CapabilitiesSection() {
     <Section title="Tool profile and skills">
       <div className="grid gap-4 sm:grid-cols-2">
         <StringListField name="spec.tools" label="Allowed tools" itemLabel="Tool" addLabel="Add tool" placeholder="Bash(npm test:*)" mono />
-        <StringListField name="spec.skills" label="Skills" itemLabel="Skill" addLabel="Add skill" placeholder="ci-log-reading" mono />
+        <StringListField
+          name="spec.skills"
+          label="Skills"
+          hint="Each is the repository's .claude/skills/<name>/SKILL.md at the run's commit; the claude-code adapter gives the agent exactly these (a missing one stops the attempt)."
+          itemLabel="Skill"
+          addLabel="Add skill"
+          placeholder="ci-log-reading"
+          mono
+        />
       </div>
     </Section>
   );

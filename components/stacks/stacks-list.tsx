@@ -101,7 +101,7 @@ export function StacksList() {
               {s.modelProvider}/{s.model}
             </td>
             <td>
-              {s.adapter === "scripted" ? <Badge tone="info" title="Replays a recorded scenario: demo and tests only">scripted (demo)</Badge> : <Badge>command</Badge>}
+              {s.adapter === "scripted" ? <Badge tone="info" title="Replays a recorded scenario: demo and tests only">scripted (demo)</Badge> : <Badge>{s.adapter}</Badge>}
             </td>
             <td className="text-xs" title={APPROVAL_MODE_LABELS[s.approvalMode]}>
               {s.approvalMode === "always" ? "always" : "exceptions allowed"}

@@ -236,6 +236,19 @@ function EventBody({ row, runId, expanded, collapsed, query, onToggle, onToggleS
         </div>
       );
     }
+    case "thinking":
+      // Collapsed: the model's reasoning, one line until asked for.
+      return (
+        <div>
+          <Toggle expanded={expanded} onClick={toggle} label={`Thinking, ${expanded ? "expanded" : "collapsed"}`}>
+            <Badge tone="muted">thinking</Badge>
+            {!expanded && <span className="min-w-0 truncate text-xs text-zinc-500 italic dark:text-zinc-400">{clip(raw(p.text), 160)}</span>}
+          </Toggle>
+          {expanded && <SafeMarkdown text={raw(p.text)} />}
+        </div>
+      );
+    case "permission_denied":
+      return summaryLine("denied", `${clip(s(p.toolName), 120)} ${clip(inputSummary(p.input), 200)} — not in the stack's tools`, "warning");
     case "subagent_completed":
       return summaryLine("subagent done", `${s(p.name)}${p.isError === true ? " (failed)" : ""}`, "info");
     case "log": {

@@ -5,6 +5,8 @@ export const transcriptEventTypes = [
   "message",
   "tool_call",
   "tool_result",
+  "thinking",
+  "permission_denied",
   "subagent_started",
   "subagent_completed",
   "artifact_produced",

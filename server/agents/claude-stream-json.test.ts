@@ -76,7 +76,8 @@ describe("Claude Code stream-json parser: a diagnosis transcript", () => {
 
     const nested = events.filter((e) => "subagentId" in e.payload && e.payload.subagentId === "toolu_01Task1");
     expect(nested.map((e) => e.type)).toEqual(["message", "tool_call", "tool_result", "message"]);
-    expect(nested[0]).toMatchObject({ payload: { role: "user", text: expect.stringContaining("List every call site") } });
+    // The Task prompt handed to the subagent is the parent's words, not a person's.
+    expect(nested[0]).toMatchObject({ payload: { role: "system", text: expect.stringMatching(/^Prompt from the parent agent to [\w-]+:\n\n[\s\S]*List every call site/) } });
 
     const order = events.map((e) => e.type);
     expect(order.indexOf("subagent_started")).toBeLessThan(order.indexOf("subagent_completed"));
@@ -86,8 +87,9 @@ describe("Claude Code stream-json parser: a diagnosis transcript", () => {
     const costs = ofType(events, "cost");
     // 8 distinct assistant messages (one of them spans two lines) + the result.
     expect(costs).toHaveLength(9);
+    // Input is the uncached part: the attempt's total adds the cache split once (recordAttemptCost).
     expect(costs[0]).toEqual({
-      inputTokens: 4 + 5210 + 11890,
+      inputTokens: 4,
       outputTokens: 3,
       cacheReadTokens: 11890,
       cacheWriteTokens: 5210,
@@ -97,7 +99,7 @@ describe("Claude Code stream-json parser: a diagnosis transcript", () => {
     expect(costs[1]?.outputTokens).toBe(96 + 142);
     expect(costs.slice(0, -1).every((c) => c.usd === undefined)).toBe(true);
     expect(costs.at(-1)).toEqual({
-      inputTokens: 55 + 11980 + 109180,
+      inputTokens: 55,
       outputTokens: 889,
       cacheReadTokens: 109180,
       cacheWriteTokens: 11980,
@@ -126,7 +128,7 @@ describe("Claude Code stream-json parser: errors and edge cases", () => {
     expect(events[1]?.payload).toEqual({ role: "assistant", text: "Let me look at the flaky test history." });
     expect(events[3]?.payload).toMatchObject({ usd: 0.0123 });
     expect(events[4]?.payload).toEqual({ stream: "system", text: "Claude Code finished with error_max_turns" });
-    expect(parser.outcome).toEqual({ isError: true, subtype: "error_max_turns" });
+    expect(parser.outcome).toEqual({ isError: true, subtype: "error_max_turns", errors: [], usd: 0.0123 });
   });
 
   it("returns null for anything that is not a Claude message", () => {
@@ -176,5 +178,124 @@ describe("Claude Code stream-json parser: errors and edge cases", () => {
       type: "subagent_started",
       payload: { id: "toolu_inner", name: "general-purpose", parentId: "toolu_outer", summary: "dig" },
     });
+  });
+});
+
+describe("Claude Code stream-json parser: fidelity to the CLI's result", () => {
+  const result = (over: Record<string, unknown>) => ({ type: "result", subtype: "success", is_error: false, session_id: "s-1", ...over });
+
+  it("fails error_during_execution even with is_error false, and keeps the CLI's errors", () => {
+    const parser = createClaudeStreamParser();
+    const events = parser.parse(result({ subtype: "error_during_execution", errors: ["API error: Overloaded"] })) ?? [];
+    expect(parser.outcome).toEqual({ isError: true, subtype: "error_during_execution", errors: ["API error: Overloaded"] });
+    expect(events).toContainEqual({ type: "log", payload: { stream: "system", text: "Claude Code finished with error_during_execution:\nAPI error: Overloaded" } });
+  });
+
+  it.each(["error_max_turns", "error_max_budget_usd", "error_max_structured_output_retries", "some_future_error"])("treats %s as a failure", (subtype) => {
+    const parser = createClaudeStreamParser();
+    parser.parse(result({ subtype, is_error: false }));
+    expect(parser.outcome?.isError).toBe(true);
+  });
+
+  it("a success the CLI flags as an error (an API error) fails too", () => {
+    const parser = createClaudeStreamParser();
+    parser.parse(result({ is_error: true, result: "API Error: 400 refused" }));
+    expect(parser.outcome).toMatchObject({ isError: true, subtype: "success", text: "API Error: 400 refused" });
+  });
+
+  it("totals come from modelUsage over every model (subagents, side requests), not the main usage", () => {
+    const parser = createClaudeStreamParser();
+    const events = parser.parse(
+      result({
+        total_cost_usd: 0.42,
+        usage: { input_tokens: 10, output_tokens: 20, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+        modelUsage: {
+          "claude-sonnet-4-5": { inputTokens: 100, outputTokens: 600, cacheReadInputTokens: 1000, cacheCreationInputTokens: 50, costUSD: 0.4 },
+          "claude-haiku-4-5": { inputTokens: 7, outputTokens: 3, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUSD: 0.02 },
+        },
+      }),
+    );
+    expect(events?.find((e) => e.type === "cost")?.payload).toEqual({
+      inputTokens: 107,
+      outputTokens: 603,
+      cacheReadTokens: 1000,
+      cacheWriteTokens: 50,
+      usd: 0.42,
+      model: "claude-sonnet-4-5, claude-haiku-4-5",
+    });
+  });
+
+  it("each permission denial is its own event; thinking is kept; hook output is shown; token ticks are not", () => {
+    const parser = createClaudeStreamParser();
+    const denials = parser.parse(result({ permission_denials: [{ tool_name: "Bash", tool_use_id: "toolu_1", tool_input: { command: "rm -rf /" } }] })) ?? [];
+    expect(denials[0]).toEqual({ type: "permission_denied", payload: { toolName: "Bash", toolCallId: "toolu_1", input: { command: "rm -rf /" } } });
+    const thinking = parser.parse({ type: "assistant", parent_tool_use_id: "toolu_9", message: { content: [{ type: "thinking", thinking: "Check the sign.", signature: "x" }] } });
+    expect(thinking).toEqual([{ type: "thinking", payload: { text: "Check the sign.", subagentId: "toolu_9" } }]);
+    expect(parser.parse({ type: "system", subtype: "hook_response", hook_name: "lint", hook_event: "PostToolUse", stdout: "ok", stderr: "", exit_code: 0 })).toEqual([
+      { type: "log", payload: { stream: "system", text: "Claude Code hook PostToolUse lint exited 0:\nok" } },
+    ]);
+    expect(parser.parse({ type: "system", subtype: "thinking_tokens", estimated_tokens: 3 })).toEqual([]);
+  });
+});
+
+// Captures made here with the real CLI (@anthropic-ai/claude-code 2.1.197, the pinned version)
+// against the Messages-API test double; the file names carry the version that made them.
+describe("Claude Code stream-json parser: captures of CLI 2.1.197", () => {
+  const parse = (name: string) => {
+    const parser = createClaudeStreamParser();
+    const events = transcript(`cli-2.1.197-${name}.jsonl`)
+      .trim()
+      .split("\n")
+      .flatMap((l) => parser.parse(JSON.parse(l)) ?? []);
+    for (const e of events) expect(zAgentEvent.safeParse(e).success, JSON.stringify(e)).toBe(true);
+    return { parser, events };
+  };
+  const lastCost = (events: AgentEvent[]) => ofType(events, "cost").at(-1);
+
+  it("plain: one answer, a successful outcome, the CLI's dollars", () => {
+    const { parser, events } = parse("plain");
+    expect(ofType(events, "message").map((m) => m.role)).toEqual(["system", "assistant"]);
+    expect(parser.outcome).toMatchObject({ isError: false, subtype: "success" });
+    expect(parser.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(lastCost(events)?.usd).toBe(0.000105);
+    expect(events.filter((e) => e.type === "log")).toEqual([]);
+  });
+
+  it("tools and thinking: thinking, Read/Edit/Bash calls with results, the denied Bash as a denial", () => {
+    const { parser, events } = parse("tools-thinking");
+    expect(ofType(events, "thinking")).toEqual([{ text: "Read the file first." }]);
+    expect(ofType(events, "tool_call").map((c) => c.name)).toEqual(["Read", "Edit", "Bash"]);
+    const results = ofType(events, "tool_result");
+    expect(results).toHaveLength(3);
+    expect(results[2]?.isError).toBe(true);
+    expect(ofType(events, "permission_denied")).toEqual([{ toolName: "Bash", toolCallId: ofType(events, "tool_call")[2]!.id, input: { command: "rm -rf /tmp/x" } }]);
+    expect(parser.outcome?.isError).toBe(false);
+    // The totals are the CLI's modelUsage, once: the result's last cost event.
+    const raw = JSON.parse(transcript("cli-2.1.197-tools-thinking.jsonl").trim().split("\n").at(-1)!) as { modelUsage: Record<string, { inputTokens: number; outputTokens: number }>; total_cost_usd: number };
+    const mu = Object.values(raw.modelUsage);
+    expect(lastCost(events)).toMatchObject({ inputTokens: mu.reduce((n, u) => n + u.inputTokens, 0), outputTokens: mu.reduce((n, u) => n + u.outputTokens, 0), usd: raw.total_cost_usd });
+  });
+
+  it("subagent: the Task prompt is the parent's, the subagent's events nest under it, task ticks are quiet", () => {
+    const { events } = parse("subagent");
+    const started = ofType(events, "subagent_started");
+    expect(started).toEqual([expect.objectContaining({ name: "test-fixer", parentId: null, summary: "Find the bug" })]);
+    const inside = events.filter((e) => "subagentId" in e.payload && e.payload.subagentId === started[0]!.id);
+    expect(inside.map((e) => e.type)).toEqual(["message", "tool_call", "tool_result"]);
+    expect(inside[0]?.payload).toMatchObject({ role: "system", text: "Prompt from the parent agent to test-fixer:\n\nFind the bug in sum.js and report it" });
+    expect(ofType(events, "subagent_completed")).toEqual([expect.objectContaining({ name: "test-fixer", isError: false, summary: expect.stringContaining("sum subtracts instead of adding") })]);
+    expect(events.filter((e) => e.type === "log")).toEqual([]);
+  });
+
+  it("an API error: subtype success with is_error true fails, with the CLI's message", () => {
+    const { parser, events } = parse("error-during-execution");
+    expect(parser.outcome).toMatchObject({ isError: true, subtype: "success", text: "API Error: 400 the double refuses this request" });
+    expect(ofType(events, "log").at(-1)?.text).toBe("Claude Code finished with an error:\nAPI Error: 400 the double refuses this request");
+  });
+
+  it("max turns: error_max_turns with the CLI's error line", () => {
+    const { parser, events } = parse("max-turns");
+    expect(parser.outcome).toMatchObject({ isError: true, subtype: "error_max_turns", errors: ["Reached maximum number of turns (2)"] });
+    expect(ofType(events, "log").at(-1)?.text).toBe("Claude Code finished with error_max_turns:\nReached maximum number of turns (2)");
   });
 });

@@ -12,6 +12,9 @@ import { boundJson } from "@/server/lib/text-boundary";
 
 const claudeTypes = new Set(["system", "assistant", "user", "result", "stream_event"]);
 const subagentTools = new Set(["Task", "Agent"]);
+// Progress ticks with nothing for a reader (token estimates, status pings, a subagent task's
+// lifecycle, which its Task tool call and result already show).
+const quietSystemSubtypes = new Set(["thinking_tokens", "status", "task_started", "task_progress", "task_updated", "task_notification"]);
 const maxToolOutputChars = 32 * 1024;
 const maxSubagentSummaryChars = 2000;
 
@@ -27,6 +30,7 @@ type Usage = z.infer<typeof zUsage>;
 
 const zBlock = z.object({ type: z.string() }).loose();
 const zTextBlock = z.object({ type: z.literal("text"), text: z.string() });
+const zThinkingBlock = z.object({ type: z.literal("thinking"), thinking: z.string() });
 const zToolUseBlock = z.object({
   type: z.literal("tool_use"),
   id: z.string().min(1),
@@ -68,12 +72,29 @@ const zMessageLine = z
   })
   .loose();
 
+const zModelUsage = z
+  .object({
+    inputTokens: z.number().optional(),
+    outputTokens: z.number().optional(),
+    cacheReadInputTokens: z.number().optional(),
+    cacheCreationInputTokens: z.number().optional(),
+    costUSD: z.number().optional(),
+  })
+  .loose();
+
 const zResult = z
   .object({
     type: z.literal("result"),
     subtype: z.string(),
     is_error: z.boolean().optional(),
     result: z.string().optional(),
+    // The CLI's own error lines (error_during_execution, error_max_turns, ...).
+    errors: z.array(z.string()).optional(),
+    // Per model, subagents and side requests included: the run's true totals.
+    modelUsage: z.record(z.string(), zModelUsage).optional(),
+    permission_denials: z
+      .array(z.object({ tool_name: z.string(), tool_use_id: z.string().optional(), tool_input: z.unknown().optional() }).loose())
+      .optional(),
     session_id: z.string().optional(),
     total_cost_usd: z.number().optional(),
     usage: zUsage.optional(),
@@ -89,7 +110,7 @@ const zClaudeLine = z.discriminatedUnion("type", [
   z.object({ type: z.literal("stream_event") }).loose(),
 ]);
 
-export type ClaudeOutcome = { isError: boolean; subtype: string; text?: string };
+export type ClaudeOutcome = { isError: boolean; subtype: string; text?: string; errors: string[]; usd?: number };
 
 /** Is this parsed JSON a Claude Code stream-json message (rather than an Airlock event)? */
 export function isClaudeStreamMessage(value: unknown): boolean {
@@ -122,8 +143,8 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
     return {
       type: "cost",
       payload: {
-        // Input counts everything the model read, cached or not; the split is kept alongside.
-        inputTokens: (usage.input_tokens ?? 0) + cacheRead + cacheWrite,
+        // Uncached input only: the attempt's total adds the cache reads and writes (recordAttemptCost).
+        inputTokens: usage.input_tokens ?? 0,
         outputTokens: usage.output_tokens ?? 0,
         cacheReadTokens: cacheRead,
         cacheWriteTokens: cacheWrite,
@@ -147,6 +168,13 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
   function system(msg: z.infer<typeof zSystem>): AgentEvent[] {
     sessionId = msg.session_id ?? sessionId;
     if (msg.subtype !== "init") {
+      if (quietSystemSubtypes.has(msg.subtype)) return [];
+      if (msg.subtype === "hook_response") {
+        const h = msg as { hook_name?: unknown; hook_event?: unknown; stdout?: unknown; stderr?: unknown; exit_code?: unknown };
+        const out = [h.stdout, h.stderr].filter((x): x is string => typeof x === "string" && x.trim() !== "").join("\n");
+        const name = [h.hook_event, h.hook_name].filter((x) => typeof x === "string").join(" ");
+        return [{ type: "log", payload: { stream: "system", text: truncateText(`Claude Code hook ${name || "(unnamed)"}${typeof h.exit_code === "number" ? ` exited ${h.exit_code}` : ""}${out ? `:\n${out}` : ""}`) } }];
+      }
       return [{ type: "log", payload: { stream: "system", text: `Claude Code: ${msg.subtype}` } }];
     }
     model = msg.model ?? model;
@@ -173,8 +201,13 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
         }
         continue;
       }
+      const thinking = zThinkingBlock.safeParse(raw);
+      if (thinking.success) {
+        if (thinking.data.thinking.trim()) events.push({ type: "thinking", payload: { text: truncateText(thinking.data.thinking), ...scope } });
+        continue;
+      }
       const use = zToolUseBlock.safeParse(raw);
-      if (!use.success) continue; // thinking, images, server tools: not part of the transcript
+      if (!use.success) continue; // redacted thinking, images, server tools: not part of the transcript
       const at = now();
       toolCalls.set(use.data.id, { startedAtMs: at.getTime() });
       events.push({
@@ -210,14 +243,17 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
   function user(msg: z.infer<typeof zMessageLine>): AgentEvent[] {
     const subagentId = msg.parent_tool_use_id ?? undefined;
     const scope = subagentId ? { subagentId } : {};
-    if (typeof msg.message.content === "string") {
-      return [{ type: "message", payload: { role: "user", text: truncateText(msg.message.content), ...scope } }];
-    }
+    // Inside a subagent, a user message is the prompt its parent handed it, not a person.
+    const said = (text: string): AgentEvent =>
+      subagentId
+        ? { type: "message", payload: { role: "system", text: truncateText(`Prompt from the parent agent to ${subagents.get(subagentId)?.name ?? "the subagent"}:\n\n${text}`), ...scope } }
+        : { type: "message", payload: { role: "user", text: truncateText(text) } };
+    if (typeof msg.message.content === "string") return [said(msg.message.content)];
     const events: AgentEvent[] = [];
     for (const raw of msg.message.content) {
       const text = zTextBlock.safeParse(raw);
       if (text.success) {
-        events.push({ type: "message", payload: { role: "user", text: truncateText(text.data.text), ...scope } });
+        events.push(said(text.data.text));
         continue;
       }
       const result = zToolResultBlock.safeParse(raw);
@@ -250,14 +286,36 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
 
   function result(msg: z.infer<typeof zResult>): AgentEvent[] {
     sessionId = msg.session_id ?? sessionId;
-    const isError = msg.is_error ?? msg.subtype !== "success";
-    outcome = { isError, subtype: msg.subtype, ...(msg.result !== undefined ? { text: msg.result } : {}) };
+    // Any subtype but success is a failure, whatever is_error says (error_during_execution comes
+    // with is_error: false); so is a success the CLI itself flags as an error (an API error).
+    const isError = msg.is_error === true || msg.subtype !== "success";
+    const errors = (msg.errors ?? []).map((e) => truncateText(e, 1000)).slice(0, 20);
+    outcome = { isError, subtype: msg.subtype, errors, ...(msg.result !== undefined ? { text: msg.result } : {}) };
     const events: AgentEvent[] = [];
-    const usage = msg.usage ?? (usageByMessage.size > 0 ? runningTotal() : undefined);
-    if (usage || msg.total_cost_usd !== undefined) events.push(costFromUsage(usage ?? {}, msg.total_cost_usd));
+    for (const d of msg.permission_denials ?? []) {
+      events.push({ type: "permission_denied", payload: { toolName: d.tool_name, ...(d.tool_use_id ? { toolCallId: d.tool_use_id } : {}), input: d.tool_input ?? {} } });
+    }
+    // The CLI's own totals: modelUsage covers every model (subagents, side requests); the result's
+    // usage is the main conversation only.
+    const models = Object.entries(msg.modelUsage ?? {});
+    const usage: Usage | undefined =
+      models.length > 0
+        ? {
+            input_tokens: sum(models.map(([, u]) => u.inputTokens)),
+            output_tokens: sum(models.map(([, u]) => u.outputTokens)),
+            cache_read_input_tokens: sum(models.map(([, u]) => u.cacheReadInputTokens)),
+            cache_creation_input_tokens: sum(models.map(([, u]) => u.cacheCreationInputTokens)),
+          }
+        : (msg.usage ?? (usageByMessage.size > 0 ? runningTotal() : undefined));
+    const usd = msg.total_cost_usd ?? (models.length > 0 && models.every(([, u]) => u.costUSD !== undefined) ? sum(models.map(([, u]) => u.costUSD)) : undefined);
+    if (models.length > 1) model = models.map(([m]) => m).join(", ");
+    if (usd !== undefined) outcome.usd = usd;
+    if (usage || usd !== undefined) events.push(costFromUsage(usage ?? {}, usd));
     if (isError) {
-      const detail = msg.result ? `: ${truncateText(msg.result, 2000)}` : "";
-      events.push({ type: "log", payload: { stream: "system", text: `Claude Code finished with ${msg.subtype}${detail}` } });
+      const detail = [...errors, ...(msg.result ? [truncateText(msg.result, 2000)] : [])].join("\n");
+      // A "success" flagged is_error is an API error the CLI gave up on: say so, not "success".
+      const how = msg.subtype === "success" ? "an error" : msg.subtype;
+      events.push({ type: "log", payload: { stream: "system", text: `Claude Code finished with ${how}${detail ? `:\n${detail}` : ""}` } });
     }
     return events;
   }
@@ -291,6 +349,8 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
     },
   };
 }
+
+const sum = (xs: (number | undefined)[]) => xs.reduce<number>((a, x) => a + (x ?? 0), 0);
 
 function toolOutputText(content: string | Array<{ type: string }> | undefined): string {
   if (content === undefined) return "";

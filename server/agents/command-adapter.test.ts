@@ -342,7 +342,7 @@ describe("command adapter: Claude Code stream-json", () => {
 
   it("fails the attempt when Claude Code reports an error result, even with exit code 0", async () => {
     const { exit } = await runAgent([node, fixture("replay-file.mjs"), fixture("claude/max-turns.jsonl")]);
-    expect(exit).toMatchObject({ status: "failed", exitCode: 0, reason: "the agent reported error_max_turns" });
+    expect(exit).toMatchObject({ status: "failed", exitCode: 0, reason: "Claude Code ended with error_max_turns after $0.0123" });
   });
 
   it("reads Claude lines as plain text when the format is forced to airlock", async () => {

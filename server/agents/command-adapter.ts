@@ -42,6 +42,22 @@ export type CommandAdapterConfig = {
   maxLineChars?: number;
   artifactLimits?: ArtifactLimits;
   now?: () => Date;
+  /**
+   * Builds the process from the session's own folders before it starts (the claude-code adapter:
+   * generated files, skills in HOME): its argv and environment replace the configured ones, its
+   * read-only paths are bound into the sandbox, its events open the transcript.
+   */
+  prepare?: (session: PreparedSession) => Promise<{ argv: string[]; env: Record<string, string>; readOnlyPaths: string[]; events: AgentEvent[] }>;
+};
+
+export type PreparedSession = {
+  sessionDir: string;
+  contextFile: string;
+  home: string;
+  workspaceDir: string;
+  artifactsDir: string;
+  /** The granted variables the attempt was started with. */
+  env: Record<string, string>;
 };
 
 const defaultPath = [dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"].join(":");
@@ -59,7 +75,6 @@ export function createCommandAdapter(config: CommandAdapterConfig): AgentAdapter
 }
 
 async function startCommand(config: CommandAdapterConfig, options: AgentStartOptions): Promise<AgentSession> {
-  const [command, ...args] = config.argv as [string, ...string[]];
   const { workspaceDir, artifactsDir, limits, signal } = options;
   if (signal?.aborted) throw new AgentStartError("the attempt was cancelled before the agent started");
   if (!(limits.wallClockMs > 0)) throw new AgentStartError("the wall-clock limit must be positive");
@@ -75,20 +90,24 @@ async function startCommand(config: CommandAdapterConfig, options: AgentStartOpt
   const sessionDir = await mkdtemp(join(tmpdir(), "airlock-session-"));
   const contextFile = join(sessionDir, "context.json");
   const home = config.home ?? join(sessionDir, "home");
+  let prepared: Awaited<ReturnType<NonNullable<CommandAdapterConfig["prepare"]>>> | undefined;
   try {
     await mkdir(artifactsDir, { recursive: true });
     await mkdir(home, { recursive: true });
     await writeFile(contextFile, JSON.stringify(options.contextBundle ?? null, null, 2));
+    prepared = await config.prepare?.({ sessionDir, contextFile, home, workspaceDir, artifactsDir, env: options.env });
   } catch (err) {
     await rm(sessionDir, { recursive: true, force: true });
+    if (err instanceof AgentStartError) throw err;
     throw new AgentStartError(`could not prepare the session: ${(err as Error).message}`, { cause: err });
   }
+  const [command, ...args] = (prepared?.argv ?? config.argv) as [string, ...string[]];
 
   const env: Record<string, string> = {
     PATH: config.path ?? defaultPath,
     HOME: home,
     LANG: config.lang ?? "C.UTF-8",
-    ...options.env,
+    ...(prepared?.env ?? options.env),
     AIRLOCK_ARTIFACTS_DIR: artifactsDir,
     AIRLOCK_WORKSPACE_DIR: workspaceDir,
     AIRLOCK_CONTEXT_FILE: contextFile,
@@ -103,7 +122,7 @@ async function startCommand(config: CommandAdapterConfig, options: AgentStartOpt
 
   const sandbox = options.sandbox;
   let proc: SandboxedProcess;
-  const pending: SessionEvent[] = [];
+  const pending: SessionEvent[] = [...(prepared?.events ?? [])];
   let emit = (e: SessionEvent): void => {
     pending.push(e);
   };
@@ -114,7 +133,7 @@ async function startCommand(config: CommandAdapterConfig, options: AgentStartOpt
       env,
       cwd: workspaceDir,
       writablePaths: [workspaceDir, artifactsDir, home, ...(sandbox.kind === "bubblewrap" ? sandbox.writablePaths : [])],
-      readOnlyPaths: [contextFile, ...(sandbox.kind === "bubblewrap" ? sandbox.readOnlyPaths : [])],
+      readOnlyPaths: [contextFile, ...(prepared?.readOnlyPaths ?? []), ...(sandbox.kind === "bubblewrap" ? sandbox.readOnlyPaths : [])],
       hiddenPaths: sandbox.kind === "bubblewrap" ? sandbox.hiddenPaths : [],
       network: sandbox.kind === "bubblewrap" ? sandbox.network : { mode: "open", allowedHosts: [] },
       limits: sandbox.kind === "bubblewrap" ? sandbox.limits : { memoryMb: 0, processes: 0, cpuSeconds: 0, diskMb: 0 },
@@ -278,9 +297,15 @@ function runSession({ config, options, proc, sessionId, sessionDir, command, pen
       return { status: stopping.status, reason: `${stopping.reason}${how}` };
     }
     const tail = lastStderr ? `: ${truncateText(lastStderr, 300)}` : "";
+    // Claude Code's own verdict, whatever its exit code: the subtype and its first error line.
+    const claude = decoder.claudeOutcome;
+    if (code !== null && claude?.isError) {
+      const said = claude.errors[0] ?? (claude.subtype === "success" ? claude.text : undefined);
+      const spent = claude.usd !== undefined ? ` after $${claude.usd.toFixed(4)}` : "";
+      const how = claude.subtype === "success" ? "an error" : claude.subtype;
+      return { status: "failed", reason: `Claude Code ended with ${how}${spent}${said ? `: ${truncateText(said, 300)}` : ""}` };
+    }
     if (code === 0) {
-      const claude = decoder.claudeOutcome;
-      if (claude?.isError) return { status: "failed", reason: `the agent reported ${claude.subtype}` };
       return { status: "succeeded", reason: `\`${command}\` exited with code 0` };
     }
     if (code !== null) return { status: "failed", reason: `\`${command}\` exited with code ${code}${tail}` };

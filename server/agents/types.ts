@@ -86,7 +86,7 @@ export interface AgentSession {
 }
 
 export interface AgentAdapter {
-  readonly kind: "command" | "scripted";
+  readonly kind: "command" | "scripted" | "claude-code";
   /**
    * Starts a session. Rejects with AgentStartError when the agent cannot start
    * (missing workspace, command not found, invalid scenario); it never hangs.

@@ -1,3 +1,4 @@
+import { claudeCodeLaunchPlan, previewPaths } from "@/server/agents/claude-code/launch-plan";
 import type { Db } from "@/server/db";
 import { loadKnownSecrets } from "@/server/domain/ingest/known-secrets";
 import { parseInput } from "@/server/domain/repositories/input";
@@ -157,6 +158,11 @@ export async function previewStack(opts: { db: Db; input: unknown; now: Date }) 
       subagents: byName(input.spec.subagents),
       approvalMode: input.spec.approvalMode,
       limits: input.spec.limits,
+      /** The Claude Code command line and generated files a run would start with (secrets by name). */
+      launch: input.spec.adapter.kind === "claude-code" ? claudeCodeLaunchPlan(input.spec, input.spec.adapter, previewPaths, {
+        secrets: new Set(bundle.identity.secretGrants.map((g) => g.secretName)),
+        configMaps: new Set(bundle.identity.configGrants.map((g) => g.configMapName)),
+      }) : null,
     },
     policy: bundle.policy,
     identity: bundle.identity,

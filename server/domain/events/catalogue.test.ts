@@ -26,6 +26,8 @@ const samples: { [T in RunEventType]: Extract<RunEventInput, { type: T }>["paylo
   message: { role: "assistant", text: "**Found it.**" },
   tool_call: { id: "t1", name: "Bash", input: { command: "npm test" }, startedAt: at },
   tool_result: { toolCallId: "t1", output: "1 failed", isError: true, durationMs: 1200 },
+  thinking: { text: "The sign looks wrong." },
+  permission_denied: { toolName: "Bash", toolCallId: "t2", input: { command: "rm -rf /" } },
   subagent_started: { id: "s1", name: "Explore", parentId: null, summary: "find callers" },
   subagent_completed: { id: "s1", name: "Explore", parentId: null, summary: "two callers", isError: false },
   artifact_produced: { kind: "patch", name: "fix.patch", digest, sizeBytes: 312 },
@@ -64,7 +66,7 @@ const samples: { [T in RunEventType]: Extract<RunEventInput, { type: T }>["paylo
 describe("event catalogue", () => {
   it("has a sample for every type, and every sample validates", () => {
     expect(Object.keys(samples).sort()).toEqual([...runEventTypes].sort());
-    expect(runEventTypes).toHaveLength(20);
+    expect(runEventTypes).toHaveLength(22);
     for (const [type, payload] of Object.entries(samples)) {
       const result = safeValidateRunEvent({ type, payload });
       expect(result, type).toMatchObject({ ok: true });
@@ -115,6 +117,8 @@ describe("event catalogue", () => {
       "message",
       "tool_call",
       "tool_result",
+      "thinking",
+      "permission_denied",
       "subagent_started",
       "subagent_completed",
       "artifact_produced",

@@ -85,6 +85,20 @@ export const zToolResultPayload = z.object({
   ...subagentScope,
 });
 
+/** The model's reasoning (Claude's thinking blocks): shown collapsed, never as the answer. */
+export const zThinkingPayload = z.object({
+  text: zText,
+  ...subagentScope,
+});
+
+/** A tool call the agent's own permission rules refused (Claude Code's permission_denials). */
+export const zPermissionDeniedPayload = z.object({
+  toolName: z.string().min(1).max(200),
+  toolCallId: zId.optional(),
+  input: z.unknown(),
+  ...subagentScope,
+});
+
 const zSubagentBase = z.object({
   id: zId,
   name: z.string().min(1).max(200),
@@ -265,6 +279,8 @@ const event = <T extends string, P extends z.ZodType>(type: T, payload: P) =>
 export const zMessageEvent = event("message", zMessagePayload);
 export const zToolCallEvent = event("tool_call", zToolCallPayload);
 export const zToolResultEvent = event("tool_result", zToolResultPayload);
+export const zThinkingEvent = event("thinking", zThinkingPayload);
+export const zPermissionDeniedEvent = event("permission_denied", zPermissionDeniedPayload);
 export const zSubagentStartedEvent = event("subagent_started", zSubagentStartedPayload);
 export const zSubagentCompletedEvent = event("subagent_completed", zSubagentCompletedPayload);
 export const zArtifactProducedEvent = event("artifact_produced", zArtifactProducedPayload);
@@ -277,6 +293,8 @@ export const zAgentEvent = z.discriminatedUnion("type", [
   zMessageEvent,
   zToolCallEvent,
   zToolResultEvent,
+  zThinkingEvent,
+  zPermissionDeniedEvent,
   zSubagentStartedEvent,
   zSubagentCompletedEvent,
   zArtifactProducedEvent,

@@ -54,8 +54,10 @@ export function stackSpecOf(snapshot: Prisma.JsonValue): { name: string; spec: S
 
 /** Secret and config map names a stack asks for: its adapter's env and its MCP servers'. */
 export function requestedGrants(spec: StackSpec): { secrets: string[]; configMaps: string[] } {
-  const secrets = [...(spec.adapter.kind === "command" ? spec.adapter.env : []), ...spec.mcpServers.flatMap((m) => m.secrets)];
-  return { secrets: [...new Set(secrets)], configMaps: [...new Set(spec.mcpServers.flatMap((m) => m.configMaps))] };
+  const a = spec.adapter;
+  const own = a.kind === "command" ? { secrets: a.env, configMaps: [] } : a.kind === "claude-code" ? { secrets: [a.apiKeySecret], configMaps: a.baseUrlConfigMap ? [a.baseUrlConfigMap] : [] } : { secrets: [], configMaps: [] };
+  const secrets = [...own.secrets, ...spec.mcpServers.flatMap((m) => m.secrets)];
+  return { secrets: [...new Set(secrets)], configMaps: [...new Set([...own.configMaps, ...spec.mcpServers.flatMap((m) => m.configMaps)])] };
 }
 
 export type PoolRow = {

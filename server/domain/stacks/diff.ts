@@ -56,7 +56,8 @@ const argv = (command: readonly string[]) => command.map((a) => (/^[\w@%+=:,./-]
 function adapterChanges(out: SpecChange[], before: StackSpec["adapter"], after: StackSpec["adapter"]) {
   if (before.kind !== after.kind) {
     scalar(out, "adapter.kind", before.kind, after.kind);
-    const describe = (a: StackSpec["adapter"]) => (a.kind === "command" ? argv(a.command) : `scenario ${a.scenario}`);
+    const describe = (a: StackSpec["adapter"]) =>
+      a.kind === "command" ? argv(a.command) : a.kind === "claude-code" ? `claude-code (key ${a.apiKeySecret}, ${a.maxTurns} turns)` : `scenario ${a.scenario}`;
     scalar(out, "adapter", describe(before), describe(after));
     return;
   }
@@ -64,6 +65,11 @@ function adapterChanges(out: SpecChange[], before: StackSpec["adapter"], after: 
     scalar(out, "adapter.command", argv(before.command), argv(after.command));
     set(out, "adapter.env", before.env, after.env);
     scalar(out, "adapter.outputFormat", before.outputFormat, after.outputFormat);
+  }
+  if (before.kind === "claude-code" && after.kind === "claude-code") {
+    scalar(out, "adapter.apiKeySecret", before.apiKeySecret, after.apiKeySecret);
+    scalar(out, "adapter.baseUrlConfigMap", before.baseUrlConfigMap ?? "(none)", after.baseUrlConfigMap ?? "(none)");
+    scalar(out, "adapter.maxTurns", String(before.maxTurns), String(after.maxTurns));
   }
   if (before.kind === "scripted" && after.kind === "scripted") scalar(out, "adapter.scenario", before.scenario, after.scenario);
 }

@@ -107,7 +107,7 @@ export function emptyStackSpec(): StackSpec {
   return {
     modelProvider: "anthropic",
     model: "",
-    adapter: { kind: "command", command: [""], env: [], outputFormat: "airlock" },
+    adapter: { kind: "command", command: [""], env: [], outputFormat: "auto" },
     tools: [],
     mcpServers: [],
     skills: [],

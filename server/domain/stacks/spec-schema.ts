@@ -19,8 +19,9 @@ const zToolName = z.string().trim().min(1).max(200, "At most 200 characters");
 export const zMcpServer = z.object({
   name: zName,
   transport: z.enum(["stdio", "http", "sse"]),
-  // A URL for http/sse, a command line for stdio.
-  target: z.string().trim().min(1, "Required").max(500),
+  // A URL for http/sse, a command line for stdio. Never "${...}": Claude Code expands variables
+  // in MCP configs, and a server must not name a variable (a secret) it was not granted.
+  target: z.string().trim().min(1, "Required").max(500).refine((t) => !t.includes("${"), "No ${...} variables: a server gets only its granted secrets"),
   secrets: z.array(zName).max(32, "At most 32 secrets").default([]),
   configMaps: z.array(zName).max(32, "At most 32 config maps").default([]),
   privileged: z.boolean().default(false),
@@ -39,7 +40,18 @@ export const zAdapter = z.discriminatedUnion("kind", [
     command: z.array(z.string().min(1).max(4_096, "At most 4,096 characters")).min(1, "A command is required").max(64, "At most 64 arguments"),
     // Names of environment variables the command receives (values come from grants).
     env: z.array(z.string().max(128).regex(/^[A-Z_][A-Z0-9_]*$/, "UPPER_SNAKE_CASE")).max(64, "At most 64 variables").default([]),
-    outputFormat: z.enum(["airlock", "claude-stream-json"]).default("airlock"),
+    // "auto" reads Airlock event lines and Claude Code stream-json alike (output-decoder.ts).
+    outputFormat: z.enum(["auto", "airlock", "claude-stream-json"]).default("auto"),
+  }),
+  z.object({
+    // The Claude Code CLI built from the stack (server/agents/claude-code/): model, tools, MCP
+    // servers, subagents, skills and limits become its flags and generated files.
+    kind: z.literal("claude-code"),
+    // The secret holding the model API key (ANTHROPIC_API_KEY), granted like any secret.
+    apiKeySecret: zName.default("anthropic-api-key"),
+    // A config map holding the model API base URL (ANTHROPIC_BASE_URL), for a gateway; optional.
+    baseUrlConfigMap: zName.optional(),
+    maxTurns: z.number().int().min(1, "At least 1").max(500, "At most 500").default(50),
   }),
   z.object({
     kind: z.literal("scripted"),
@@ -56,11 +68,14 @@ export const zStackLimits = z.object({
 
 export const zStackSpec = z.object({
   modelProvider: z.enum(["anthropic", "openai", "google", "local"]),
-  model: z.string().trim().min(1, "Required").max(100),
+  // Passed to a CLI as a flag value: a name, never something that could read as another flag.
+  model: z.string().trim().min(1, "Required").max(100).regex(/^[A-Za-z0-9][A-Za-z0-9._:/@\[\]-]*$/, "Letters, digits and . _ : / @ - only"),
   adapter: zAdapter,
   tools: z.array(zToolName).max(100, "At most 100 tools").default([]),
   mcpServers: z.array(zMcpServer).max(32, "At most 32 MCP servers").default([]),
-  skills: z.array(z.string().trim().min(1).max(200, "At most 200 characters")).max(100, "At most 100 skills").default([]),
+  // A skill is a folder of the run's repository, .claude/skills/<name>/SKILL.md at the run's
+  // commit; the claude-code adapter copies exactly the named ones to where the CLI reads them.
+  skills: z.array(zName).max(100, "At most 100 skills").default([]),
   subagents: z.array(zSubagent).max(32, "At most 32 subagents").default([]),
   approvalMode: z.enum(["always", "exceptions_allowed"]).default("always"),
   promptTemplate: z.string().min(1, "Required").max(20_000),

@@ -274,4 +274,20 @@ describe("the preview is the prompt a run gets", () => {
     );
     expect(err.code).toBe("FORBIDDEN");
   });
+
+  it("shows a claude-code stack's exact command line and generated files, secrets by name only", async () => {
+    const deliveryId = await recordFailure(db, failedCheck({ repo: repo.fullName, headSha: sha(`cc-${uid()}`), runId: `run-${uid()}` }));
+    const input = stackInput();
+    const spec = zStackSpec.parse({ ...stackSpec(), adapter: { kind: "claude-code", maxTurns: 12 }, tools: ["Read"], subagents: [], skills: [] });
+    const preview = await callerFor(maintainer).stacks.preview({ repositoryId: repo.id, stackId: null, name: input.name, spec, source: { kind: "delivery", deliveryId }, taskKind: "repair" });
+    const launch = preview.stack.launch!;
+    expect(launch.argv).toContain("--max-turns=12");
+    expect(launch.argv).toContain("--tools=Read");
+    expect(launch.argv).toContain(`--model=${spec.model}`);
+    expect(launch.files.map((f) => f.name)).toEqual(["settings.json", "mcp.json"]);
+    // No grant exists for the key here: the preview says it is withheld rather than pretending.
+    expect(launch.withheld).toContain("secret anthropic-api-key (the model API key): not granted");
+    const command = await callerFor(maintainer).stacks.preview({ repositoryId: repo.id, stackId: null, name: input.name, spec: stackSpec(), source: { kind: "delivery", deliveryId }, taskKind: "repair" });
+    expect(command.stack.launch).toBeNull();
+  });
 });

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { createClaudeCodeAdapter } from "@/server/agents/claude-code/claude-code-adapter";
 import { createCommandAdapter } from "@/server/agents/command-adapter";
 import { createScriptedAdapter } from "@/server/agents/scripted-adapter";
 import { type AgentAdapter, type AgentSandbox, AgentStartError } from "@/server/agents/types";
@@ -101,5 +102,9 @@ export function buildAdapter(opts: { spec: StackSpec; claim: Extract<ClaimResult
     return settings.kube.adapterFor(claim, spec);
   }
   if (spec.adapter.kind === "scripted") return createScriptedAdapter({ scenario: spec.adapter.scenario, speed: settings.scriptedSpeed });
+  if (spec.adapter.kind === "claude-code") {
+    const grants = { secrets: new Set(claim.admission.secretsGranted.map((s) => s.name)), configMaps: new Set(claim.admission.configMapsGranted.map((c) => c.name)) };
+    return createClaudeCodeAdapter({ spec, adapter: spec.adapter, grants });
+  }
   return createCommandAdapter({ argv: spec.adapter.command, outputFormat: spec.adapter.outputFormat });
 }

@@ -194,6 +194,16 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
     }
     await batcher.flush();
     for (const a of exit.artifacts as CollectedArtifact[]) await storeArtifact(a.name);
+    // The agent's own session id (Claude Code's), kept on the attempt to find or resume the session.
+    if (exit.externalSessionId && !fenced) {
+      const agentSessionId = exit.externalSessionId.slice(0, 200);
+      await appendAttemptEvents({
+        db,
+        fence,
+        events: [{ type: "log", payload: { stream: "system", text: `Agent session id: ${agentSessionId}` } }],
+        also: (tx) => tx.dispatchAttempt.update({ where: { id: fence.attemptId }, data: { agentSessionId } }).then(() => undefined),
+      }).catch(onWriteError);
+    }
 
     if (fenced) return await ended("fenced");
     if (stop?.kind === "shutdown") {

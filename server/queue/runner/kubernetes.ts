@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, resolve, sep } from "node:path";
 import { guessArtifactKind, guessMediaType } from "@/server/agents/artifacts";
-import { createOutputDecoder } from "@/server/agents/output-decoder";
+import { createOutputDecoder, type OutputFormat } from "@/server/agents/output-decoder";
 import { EventChannel } from "@/server/agents/event-channel";
 import { type AgentAdapter, type AgentExit, type AgentSession, AgentStartError, type CollectedArtifact, type SessionEvent } from "@/server/agents/types";
 import { jobName, renderAttemptJob, type K8sJobManifest } from "@/server/domain/pools/k8s-manifest";
@@ -48,7 +48,7 @@ export function createKubernetesAdapter(opts: { api: KubeApi; claim: Claim; spec
   return {
     kind: "command",
     async start(options): Promise<AgentSession> {
-      if (spec.adapter.kind !== "command") throw new AgentStartError("scripted agents run on local pools only, not on Kubernetes");
+      if (spec.adapter.kind !== "command") throw new AgentStartError(`${spec.adapter.kind} agents run on local pools only, not on Kubernetes (yet)`);
       const { admission, pool, attempt, run } = claim;
       const namespace = pool.namespace;
       const name = jobName(run.id, attempt.id);
@@ -105,7 +105,7 @@ function follow(p: {
   inputName: string;
   pollMs: number;
   options: Parameters<AgentAdapter["start"]>[0];
-  outputFormat: "airlock" | "claude-stream-json";
+  outputFormat: OutputFormat;
   started: SandboxStarted;
 }): AgentSession {
   const channel = new EventChannel<SessionEvent>(p.options.onEvent);

@@ -1,0 +1,129 @@
+import { constants as fsConstants } from "node:fs";
+import { lstat, mkdir, open, realpath, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join, sep } from "node:path";
+import { envVarName } from "@/server/env";
+import type { StackSpec } from "@/server/domain/stacks/spec";
+import { createCommandAdapter } from "../command-adapter";
+import { type AgentAdapter, AgentStartError } from "../types";
+import { type ClaudeCodeAdapter, claudeCodeLaunchPlan, type Grants, type LaunchPlan } from "./launch-plan";
+
+// Runs the Claude Code CLI as the agent, built from the stack (launch-plan.ts), through the
+// command adapter: same sandbox, stdin prompt, stream-json decoding, limits and artifacts. The
+// generated files live in a read-only folder of the session; skills are copied from the
+// repository into the session's HOME, where the CLI reads a user's skills.
+
+const maxSkillBytes = 64 * 1024;
+
+/** The `claude` binary installed with Airlock (@anthropic-ai/claude-code, a native executable). */
+export function installedClaudeBinary(): string {
+  const pkg = createRequire(import.meta.url).resolve("@anthropic-ai/claude-code/package.json", { paths: [process.cwd()] });
+  return join(dirname(pkg), "bin", "claude.exe");
+}
+
+export function createClaudeCodeAdapter(opts: {
+  spec: StackSpec;
+  adapter: ClaudeCodeAdapter;
+  grants: Grants;
+  binary?: string;
+  killGraceMs?: number;
+  now?: () => Date;
+}): AgentAdapter {
+  const binary = opts.binary ?? installedClaudeBinary();
+  const command = createCommandAdapter({
+    argv: [binary],
+    outputFormat: "claude-stream-json",
+    killGraceMs: opts.killGraceMs,
+    now: opts.now,
+    prepare: async (session) => {
+      const configDir = join(session.sessionDir, "claude");
+      const plan = claudeCodeLaunchPlan(opts.spec, opts.adapter, { binary, configDir, contextFile: session.contextFile, artifactsDir: session.artifactsDir }, opts.grants);
+      const env = environmentFor(plan, opts.adapter, session.env);
+      await mkdir(configDir, { recursive: true });
+      for (const f of plan.files) await writeFile(join(configDir, f.name), f.content, { mode: 0o444 });
+      await materialiseSkills(opts.spec.skills, session.workspaceDir, session.home);
+      return {
+        argv: plan.argv,
+        env,
+        readOnlyPaths: [configDir],
+        events: [{ type: "log", payload: { stream: "system", text: describePlan(plan) } }],
+      };
+    },
+  });
+  return { kind: "claude-code", start: (options) => command.start(options) };
+}
+
+/**
+ * The process environment: the model API key and base URL under the names the CLI reads, the
+ * MCP servers' granted variables, and switches that keep the CLI from updating itself or phoning
+ * home. Nothing the plan does not name, whatever else was granted.
+ */
+function environmentFor(plan: LaunchPlan, adapter: ClaudeCodeAdapter, granted: Record<string, string>): Record<string, string> {
+  // Only a granted key counts: a value the server happens to hold is not this stack's to use.
+  const apiKey = plan.env.some((e) => e.name === "ANTHROPIC_API_KEY") ? granted[envVarName(adapter.apiKeySecret)] : undefined;
+  if (!apiKey) {
+    throw new AgentStartError(
+      `the model API key is not set: grant the secret ${adapter.apiKeySecret} to this stack and set AIRLOCK_SECRET_${envVarName(adapter.apiKeySecret)} on the server`,
+    );
+  }
+  const env: Record<string, string> = {
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  };
+  for (const { name } of plan.env) {
+    if (name === "ANTHROPIC_API_KEY") env[name] = apiKey;
+    else if (name === "ANTHROPIC_BASE_URL") {
+      const url = adapter.baseUrlConfigMap ? granted[envVarName(adapter.baseUrlConfigMap)] : undefined;
+      if (url) env[name] = url;
+    } else if (granted[name] !== undefined) env[name] = granted[name];
+  }
+  return env;
+}
+
+/** The plan as the transcript shows it: the command line and each generated file, names only. */
+export function describePlan(plan: LaunchPlan): string {
+  const parts = [
+    `Claude Code command line (the prompt goes on stdin):\n${plan.argv.map((a) => JSON.stringify(a)).join(" ")}`,
+    `Environment: ${plan.env.map((e) => `${e.name} (${e.from})`).join(", ") || "none granted"}`,
+    ...plan.files.map((f) => `${f.name}:\n${f.content}`),
+    ...(plan.withheld.length > 0 ? [`Withheld: ${plan.withheld.join("; ")}`] : []),
+  ];
+  return parts.join("\n\n");
+}
+
+/**
+ * Copies each named skill's SKILL.md from the repository (.claude/skills/<name>/SKILL.md at the
+ * run's commit) into HOME/.claude/skills/<name>/. The copy runs outside the sandbox, so the
+ * file must be a regular file inside the workspace: a symlink (to the server's own files) or a
+ * path escaping the workspace is refused, and the size is bounded.
+ */
+async function materialiseSkills(skills: string[], workspaceDir: string, home: string) {
+  const root = await realpath(workspaceDir);
+  for (const name of skills) {
+    const rel = join(".claude", "skills", name, "SKILL.md");
+    const source = join(root, rel);
+    const missing = () => new AgentStartError(`skill ${name}: ${rel} is not a file of the repository at this commit`);
+    for (let p = source; p.length > root.length; p = dirname(p)) {
+      const info = await lstat(p).catch(() => null);
+      if (!info) throw missing();
+      if (info.isSymbolicLink()) throw new AgentStartError(`skill ${name}: ${rel} goes through a symbolic link; skills must be plain files of the repository`);
+    }
+    if (!(await realpath(source)).startsWith(`${root}${sep}`)) throw missing();
+    // O_NOFOLLOW: the file cannot be swapped for a link between the check and the read.
+    const handle = await open(source, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW).catch(() => null);
+    if (!handle) throw missing();
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) throw missing();
+      if (info.size > maxSkillBytes) throw new AgentStartError(`skill ${name}: SKILL.md is larger than ${maxSkillBytes / 1024} KiB`);
+      const content = await handle.readFile();
+      const dir = join(home, ".claude", "skills", name);
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, "SKILL.md"), content);
+    } finally {
+      await handle.close();
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { existsSync } from "node:fs";
+import { networkInterfaces } from "node:os";
+import { afterEach, describe, expect, it } from "vitest";
+import { installedClaudeBinary } from "@/server/agents/claude-code/claude-code-adapter";
+import { type DoubleTurn, lastUserText, type MessagesApiDouble, type RecordedRequest, startMessagesApiDouble } from "@/server/agents/testing/messages-api-double";
+import { getDb } from "@/server/db";
+import { zStackSpec } from "@/server/domain/stacks/spec";
+import { createUser } from "@/server/testing/factories";
+import { createExecRun, createLocalRepository, createPool, createStack, drain, testWorkerContext } from "../testing/fixtures";
+import { dispatchRunTask } from "../tasks/dispatch-run";
+
+// A run of a claude-code stack through the worker: admission grants the API key and base URL,
+// the real `claude` runs in the pool's bubblewrap sandbox and reaches the Messages-API TEST
+// DOUBLE through the egress proxy (the pool lists the double's address), and what the CLI says
+// lands on the attempt: its session id, its own token and dollar totals, its error subtype.
+
+const hostAddress = Object.values(networkInterfaces()).flat().find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+let api: MessagesApiDouble | undefined;
+
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+  delete process.env.AIRLOCK_SECRET_ANTHROPIC_API_KEY;
+  delete process.env.AIRLOCK_CONFIG_ANTHROPIC_BASE_URL;
+});
+
+async function runStack(respond: (req: RecordedRequest) => DoubleTurn) {
+  api = await startMessagesApiDouble({ respond, host: hostAddress });
+  process.env.AIRLOCK_SECRET_ANTHROPIC_API_KEY = "sk-ant-double-run-key";
+  process.env.AIRLOCK_CONFIG_ANTHROPIC_BASE_URL = api.url;
+  const user = await createUser();
+  const local = await createLocalRepository({ files: { "sum.js": "export const sum = (a, b) => a - b;\n" }, members: [[user, "maintainer"]] });
+  const pool = await createPool({ networkMode: "restricted", allowedHosts: [`${hostAddress}:${api.port}`] });
+  await getDb().runnerPool.deleteMany({ where: { id: { not: pool.id } } });
+  const spec = zStackSpec.parse({
+    modelProvider: "anthropic",
+    model: "claude-sonnet-4-5",
+    adapter: { kind: "claude-code", baseUrlConfigMap: "anthropic-base-url", maxTurns: 6 },
+    tools: ["Read", "Edit"],
+    promptTemplate: "Fix it",
+    limits: { wallClockMinutes: 2, maxCostUsd: 5, maxRetries: 0 },
+  });
+  const stack = await createStack(spec);
+  await getDb().secretGrant.create({ data: { secretName: "anthropic-api-key", stackId: stack.id, trustedPoolsOnly: false } });
+  await getDb().configGrant.create({ data: { configMapName: "anthropic-base-url", stackId: stack.id } });
+  const ctx = testWorkerContext({ dataDir: local.dataDir });
+  const r = await createExecRun({ repositoryId: local.repository.id, stack, sha: local.sha, actorUserId: user.id, prompt: "sum(1, 2) is -1: fix sum.js" });
+  await dispatchRunTask({ runId: r.id }, ctx);
+  await drain(ctx);
+  const after = await getDb().agentDispatchRun.findUniqueOrThrow({ where: { id: r.id }, include: { attempts: true } });
+  const events = await getDb().runEvent.findMany({ where: { runId: r.id }, orderBy: { seq: "asc" } });
+  return { after, events };
+}
+
+describe.skipIf(!hostAddress || !existsSync(installedClaudeBinary()))("a claude-code stack run by the worker", () => {
+  it("stores Claude's session id and the CLI's own totals on the attempt", async () => {
+    const { after, events } = await runStack((req) => {
+      if (!(req.body.tools ?? []).length) return { blocks: [{ type: "text", text: "title" }], usage: { input_tokens: 7, output_tokens: 2 } };
+      return lastUserText(req).includes("fix sum.js")
+        ? { blocks: [{ type: "thinking", thinking: "Look first." }, { type: "text", text: "Looking." }], usage: { input_tokens: 30, output_tokens: 11, cache_read_input_tokens: 200, cache_creation_input_tokens: 40 } }
+        : { blocks: [{ type: "text", text: "done" }] };
+    });
+    const attempt = after.attempts[0]!;
+    expect(attempt.status, attempt.exitReason ?? "").toBe("succeeded");
+    expect(attempt.agentSessionId).toMatch(/^[0-9a-f-]{36}$/);
+    const result = events.findLast((e) => e.type === "cost")!.payload as { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; usd: number };
+    // The attempt's totals equal the CLI's own (modelUsage, side requests included), counted once.
+    expect(attempt.inputTokens).toBe(result.inputTokens + result.cacheReadTokens + result.cacheWriteTokens);
+    expect(attempt.outputTokens).toBe(result.outputTokens);
+    expect(Number(attempt.costUsd)).toBeCloseTo(result.usd, 6);
+    const requests = api!.requests;
+    expect(result.inputTokens).toBe(requests.reduce((n, r) => n + ((r.body.tools ?? []).length ? 30 : 7), 0));
+    expect(events.some((e) => e.type === "thinking")).toBe(true);
+    expect(requests.every((r) => r.headers["x-api-key"] === "sk-ant-double-run-key")).toBe(true);
+    // The key never reaches the transcript.
+    expect(JSON.stringify(events.map((e) => e.payload))).not.toContain("sk-ant-double-run-key");
+  }, 120_000);
+
+  it("an error result from the CLI fails the attempt with its error", async () => {
+    const { after } = await runStack((req) =>
+      (req.body.tools ?? []).length ? { error: { status: 400, type: "invalid_request_error", message: "the double refuses this run" } } : { blocks: [{ type: "text", text: "title" }] },
+    );
+    expect(after.attempts[0]).toMatchObject({ status: "failed" });
+    expect(after.attempts[0]!.exitReason).toContain("the double refuses this run");
+    expect(after.status).toBe("failed");
+  }, 120_000);
+});
