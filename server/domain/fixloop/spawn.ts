@@ -231,8 +231,9 @@ export async function dropDeferredRejection(tx: Tx, opts: { repositoryId: string
 }
 
 /**
- * Every way a run ends calls this once, in the transaction that writes the end (after it): a
- * rejection deferred on the run's branch is taken up through onRejection. Raced endings of two
+ * The reaction to a run's ending: the `run.ended` job (enqueued by runs/transition.ts in the
+ * transaction that writes the end) calls this, so a rejection deferred on the run's branch is
+ * taken up through onRejection. Raced endings of two
  * runs on the branch serialise on the branch lock; the first sees the other still live and
  * defers again, the second spawns; a retried call finds nothing stored, and the dedupe key
  * would refuse a second intent anyway. Returns what was done per deferred rejection.
