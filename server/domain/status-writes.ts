@@ -11,16 +11,22 @@ import { join, relative } from "node:path";
 export const transitionModules = ["server/domain/runs/transition.ts", "server/domain/approvals/transition.ts"] as const;
 
 const models = /\b(agentDispatchRun|dispatchAttempt|approvalRequest)\.(update|updateMany|upsert)\(/g;
-const rawUpdate = /UPDATE\s+"(AgentDispatchRun|DispatchAttempt|ApprovalRequest)"[^`]*?\bSET\b[^`]*?"status"\s*=/g;
+const rawUpdate = /UPDATE\s+"(AgentDispatchRun|DispatchAttempt|ApprovalRequest)"[^`]*?\bSET\b(?:(?!\bWHERE\b)[^`])*?"status"\s*=/g;
 
-/** The text of the call's arguments: from the opening parenthesis to its match. */
-function argumentsAt(source: string, open: number): string {
+/** The text from an opening bracket to its match. */
+function balancedAt(source: string, open: number): string {
+  const [o, c] = source[open] === "(" ? ["(", ")"] : ["{", "}"];
   let depth = 0;
   for (let i = open; i < source.length; i++) {
-    if (source[i] === "(") depth++;
-    else if (source[i] === ")" && --depth === 0) return source.slice(open, i + 1);
+    if (source[i] === o) depth++;
+    else if (source[i] === c && --depth === 0) return source.slice(open, i + 1);
   }
   return source.slice(open);
+}
+
+/** The objects a Prisma write stores (`data`, and an upsert's `update` / `create`), not its `where`. */
+function writtenObjects(args: string): string[] {
+  return [...args.matchAll(/\b(data|update|create)\s*:\s*\{/g)].map((m) => balancedAt(args, m.index + m[0].length - 1));
 }
 
 export type StatusWrite = { file: string; line: number; what: string };
@@ -29,9 +35,8 @@ export function statusWritesIn(file: string, source: string): StatusWrite[] {
   const found: StatusWrite[] = [];
   const lineOf = (index: number) => source.slice(0, index).split("\n").length;
   for (const m of source.matchAll(models)) {
-    const args = argumentsAt(source, m.index + m[0].length - 1);
-    const data = args.slice(args.search(/\b(data|update|create):/));
-    if (/\bstatus\s*:/.test(data)) found.push({ file, line: lineOf(m.index), what: `${m[1]}.${m[2]}` });
+    const args = balancedAt(source, m.index + m[0].length - 1);
+    if (writtenObjects(args).some((data) => /\bstatus\s*:/.test(data))) found.push({ file, line: lineOf(m.index), what: `${m[1]}.${m[2]}` });
   }
   for (const m of source.matchAll(rawUpdate)) found.push({ file, line: lineOf(m.index), what: `UPDATE "${m[1]}"` });
   return found;
