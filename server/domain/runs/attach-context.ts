@@ -1,6 +1,5 @@
 import type { Db } from "@/server/db";
 import { transaction } from "@/server/db";
-import type { RunStatus } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
 import { recordAudit, type AuditActor } from "../audit";
 import { cleanText } from "@/server/lib/text-boundary";

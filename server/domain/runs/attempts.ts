@@ -6,7 +6,7 @@ import { appendRunEvents } from "../events/append";
 import type { RunEventInput } from "../events/catalogue";
 import { zStackSpec } from "../stacks/spec";
 import { type AttemptFence, withFence } from "./attempt-fence";
-import { type AttemptEndCause, automaticRetry } from "./retry";
+import { type AttemptEndCause, automaticRetry } from "./lifecycle";
 import { queueAttempt, transitionAttempt, transitionRun } from "./transition";
 
 // The attempt steps every path shares: mark one running, fail its start, and lose it (retrying

@@ -1,7 +1,7 @@
-import type { Db, Prisma, Tx } from "@/server/db";
+import type { Db, Prisma } from "@/server/db";
 import type { SandboxAvailable } from "../pools/sandbox-admission";
 import { transaction } from "@/server/db";
-import type { AttemptStatus, RunStatus } from "@/server/db/generated/enums";
+import type { AttemptStatus } from "@/server/db/generated/enums";
 import { appendRunEvents } from "../events/append";
 import { recordCiObservation } from "../fixloop/observe";
 import type { RunEventInput } from "../events/catalogue";

@@ -4,7 +4,7 @@ import { appendRunEvents } from "../events/append";
 import { markPassLeftEdits } from "../fixloop/observe";
 import type { RunEventInput } from "../events/catalogue";
 import type { KnownSecret } from "../context/redaction/redact";
-import { describeFindings, protectArtifact } from "./artifact-content";
+import { type ArtifactToStore, describeFindings, protectArtifact } from "./artifact-content";
 import { type AttemptFence, withFence } from "./attempt-fence";
 import { retryOrEnd } from "./attempts";
 import type { RunForExecution } from "./claim-attempt";
@@ -13,19 +13,6 @@ import { transitionAttempt, transitionRun } from "./transition";
 
 // The attempt's artifacts and its end, both fenced: a worker whose attempt was replaced cannot
 // store an artifact or overwrite the outcome its successor records.
-
-export type ArtifactToStore = {
-  kind: ArtifactKind;
-  name: string;
-  mediaType: string;
-  /** sha256:<hex> of the bytes, computed by the worker from the file it stored. */
-  digest: string;
-  sizeBytes: number;
-  /** Text up to 1 MB is kept in the row; anything else by location. */
-  content: string | null;
-  location: string | null;
-  retainUntil: Date | null;
-};
 
 export type StoredArtifact = { id: string; kind: ArtifactKind; name: string; digest: string; sizeBytes: number };
 

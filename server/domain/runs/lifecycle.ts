@@ -224,3 +224,44 @@ export function canCancelAttempt(status: AttemptStatus): Verdict {
   if (canTransitionAttempt(status, "cancelled")) return yes;
   return no(`The attempt is already ${describe(status)}`);
 }
+
+// ---------------------------------------------------------------- automatic retries
+
+/**
+ * How an attempt ended, as far as retrying is concerned. Retried automatically (within the
+ * stack's bound): the attempt was lost (its worker died or shut down), hit its wall-clock limit,
+ * or its agent could not start for a transient reason (the cluster or the machine was briefly
+ * unable: 5xx/429, EAGAIN, EMFILE...). Never retried: the agent itself failed (a non-zero exit
+ * is the agent's answer, and would very likely be the same again), it could not start for a
+ * lasting reason (command not found, bad stack), admission refused it, or a person cancelled it.
+ */
+export type AttemptEndCause = "lost" | "timed_out" | "start_failed_transient" | "start_failed" | "agent_failed" | "admission_refused" | "cancelled";
+
+export type RetryVerdict = { retry: true; reason: string } | { retry: false; reason: string };
+
+const retriable: Record<AttemptEndCause, string | null> = {
+  lost: null,
+  timed_out: null,
+  start_failed_transient: null,
+  start_failed: "the agent could not start for a reason a retry would not change",
+  agent_failed: "the agent itself failed; a retry would very likely fail the same way",
+  admission_refused: "admission refused the attempt; only a change of grants, pools or roles can help",
+  cancelled: "the attempt was cancelled",
+};
+
+/**
+ * Whether the run gets a new attempt automatically. Pure. `attempts` counts the run's attempts
+ * including the one that just ended, so with maxRetries = 2 the third attempt is the last.
+ * Only a run still in flight (queued or running) is retried: a run a person cancelled or that
+ * already ended stays as it is.
+ */
+export function automaticRetry(opts: { cause: AttemptEndCause; runStatus: RunStatus; attempts: number; maxRetries: number }): RetryVerdict {
+  const { cause, runStatus, attempts, maxRetries } = opts;
+  const refusal = retriable[cause];
+  if (refusal) return { retry: false, reason: refusal };
+  if (runStatus !== "queued" && runStatus !== "running") return { retry: false, reason: `the run is ${runStatus}` };
+  if (attempts > maxRetries) {
+    return { retry: false, reason: maxRetries === 0 ? "the stack allows no retries" : `no retry is left (${maxRetries} allowed, all used)` };
+  }
+  return { retry: true, reason: `retry ${attempts} of ${maxRetries}` };
+}
