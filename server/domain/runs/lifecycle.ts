@@ -1,31 +1,12 @@
-import type { AttemptStatus, RunStatus } from "@/server/db/generated/enums";
+import { AttemptStatus, RunStatus } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
 
 // The run and attempt state machines: every legal transition is listed once,
 // with why it exists. Services check transitions here before writing a status;
 // the UI asks the named predicates why a control is disabled.
 
-export const runStatuses = [
-  "suggested",
-  "queued",
-  "running",
-  "awaiting_approval",
-  "succeeded",
-  "failed",
-  "cancelled",
-  "escalated",
-] as const satisfies readonly RunStatus[];
-
-export const attemptStatuses = [
-  "queued",
-  "starting",
-  "running",
-  "succeeded",
-  "failed",
-  "cancelled",
-  "timed_out",
-  "lost",
-] as const satisfies readonly AttemptStatus[];
+export const runStatuses: readonly RunStatus[] = Object.values(RunStatus);
+export const attemptStatuses: readonly AttemptStatus[] = Object.values(AttemptStatus);
 
 /** A predicate's answer: allowed, or not with a sentence a person can read. */
 export type Verdict = { ok: true } | { ok: false; reason: string };
@@ -158,6 +139,16 @@ export function isTerminalRun(status: RunStatus): boolean {
 /** Work is queued or running: the transcript may still grow and heartbeats matter. */
 export function isLiveRun(status: RunStatus): boolean {
   return liveRun.has(status);
+}
+
+/**
+ * Dispatched and not yet ended: live, or awaiting approval (its write-backs may still push to
+ * the branch). The fix loop waits for every open run on a branch before taking up a rejection.
+ */
+export const openRunStatuses: readonly RunStatus[] = ["queued", "running", "awaiting_approval"];
+
+export function isOpenRun(status: RunStatus): boolean {
+  return openRunStatuses.includes(status);
 }
 
 const describe = (status: string) => status.replaceAll("_", " ");
