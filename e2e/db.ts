@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { test } from "@playwright/test";
@@ -10,6 +11,17 @@ import pg from "pg";
 
 export async function e2eDb() {
   return connect("test-results/e2e-database-url");
+}
+
+/**
+ * No worker runs beside this server, yet the reactions to a run's ending or an approval's
+ * decision are jobs (run.ended, approval.decided): a spec that waits on one works the queued
+ * reaction jobs as a worker would, with the worker's own handlers (server/queue/testing/reactions.ts).
+ */
+export function workReactions() {
+  const url = readFileSync("test-results/e2e-database-url", "utf8").trim();
+  const script = `const { runReactions } = await import("./server/queue/testing/reactions.ts"); await runReactions(); process.exit(0);`;
+  execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { env: { ...process.env, DATABASE_URL: url }, stdio: "inherit", timeout: 60_000 });
 }
 
 /** The e2e database for every test of a spec: opened before the first, closed after the last. */

@@ -1,10 +1,11 @@
-import { createRun, e2eDb, repositoryOf } from "./db";
+import { createRun, e2eDb, repositoryOf, workReactions } from "./db";
 import { demoUser, expect, signIn, test } from "./fixtures";
 
 // A rejection that arrived while a run was live on its branch waits for that run: the run page's
 // fix-loop section says so, and when a maintainer cancels the run in the browser, the rejection
-// becomes the loop's next round (a fix intent carrying it verbatim). No worker runs here, so the
-// round stays pending; fix-loop.int.test.ts covers the launch and the prompt.
+// becomes the loop's next round (a fix intent carrying it verbatim) in the run.ended job the
+// cancel enqueued. No worker runs here: the spec works that job itself, and the round stays
+// pending; fix-loop.int.test.ts covers the launch and the prompt.
 
 type Db = Awaited<ReturnType<typeof e2eDb>>;
 let db: Db;
@@ -46,6 +47,11 @@ test("a deferred rejection shows what it waits for, and is taken up when the mai
 
   await page.getByRole("button", { name: "Cancel run" }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Cancel run" }).click();
+  const statusOf = async () => (await db.query<{ status: string }>(`SELECT "status" FROM "AgentDispatchRun" WHERE "id" = $1`, [live])).rows[0]?.status;
+  await expect.poll(statusOf, { timeout: 15_000 }).toBe("cancelled");
+  // Taking up the deferred rejection is the run.ended reaction: eventually consistent, seen on the next load.
+  workReactions();
+  await page.reload();
   await expect(deferred).toBeHidden({ timeout: 15_000 });
   const rounds = loop.getByTestId("fix-loop-rounds");
   await expect(rounds.getByText("Round 1")).toBeVisible();

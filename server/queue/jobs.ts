@@ -34,6 +34,16 @@ export const jobs = {
   "fixloop.review": z.object({ intentId: z.string().min(1) }),
   /** POST one notification to the configured webhook; bounded, idempotent once delivered. */
   "notification.deliver": z.object({ notificationId: z.string().min(1) }),
+  /**
+   * A run ended (runs/transition.ts enqueues it with the ending): the areas that react to an
+   * ending do so here (the fix loop takes up a rejection deferred behind the run). Idempotent.
+   */
+  "run.ended": z.object({ runId: z.string().min(1), status: z.string().min(1).max(40).optional() }),
+  /**
+   * An approval changed status (approvals/transition.ts), or a write-back without an approval
+   * was recorded: the run awaiting approval settles once nothing is left open. Idempotent.
+   */
+  "approval.decided": z.object({ runId: z.string().min(1), approvalId: z.string().min(1).optional(), status: z.string().min(1).max(40).optional() }),
   /** Rerun a failed GitHub check that CI triage decided to rerun once (at most once per decision). */
   "triage.rerun": z.object({ triageId: z.string().min(1) }),
 } as const;

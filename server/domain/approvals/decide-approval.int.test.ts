@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { resolveRevision } from "@/server/forges/local/repositories";
+import { runReactions } from "@/server/queue/testing/reactions";
 import { callerFor, createUser } from "@/server/testing/factories";
 import { approveWriteBack, rejectWriteBack } from "./decide-approval";
 import { createPatchApproval, createPatchRepository } from "./test-fixtures";
@@ -46,6 +47,7 @@ describe("the approvals gate", () => {
     else {
       expect(after.status).toBe("rejected");
       expect(writeBacks).toBe(0);
+      await runReactions();
       expect((await db().agentDispatchRun.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("escalated");
     }
   });
@@ -114,6 +116,7 @@ describe("the approvals gate", () => {
     const { approvalId, run } = await createPatchApproval({ repo, ttlMs: 1000, now: new Date(Date.now() - 60_000) });
     await expect(callerFor(m).approvals.approve({ approvalId, ...(await digestOf(approvalId)) })).rejects.toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringMatching(/expired/) });
     expect((await db().approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("expired");
+    await runReactions();
     expect((await db().agentDispatchRun.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("escalated");
     expect(await db().auditEntry.count({ where: { objectId: approvalId, action: "approval.expire" } })).toBe(1);
   });

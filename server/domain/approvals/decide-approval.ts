@@ -8,7 +8,7 @@ import { twoPersonRefusal } from "../runs/causers";
 import { fixForwardOnApprovalRejection } from "../fixloop/triggers";
 import { assertPushAllowed } from "./push-protection";
 import { createPendingWriteBack } from "./request-write-back";
-import { settleRun } from "./settle-run";
+import { lockApprovalRow, transitionApproval } from "./transition";
 
 // The rules of the gate. Each decision runs in one transaction holding the approval's row lock,
 // so two people deciding at once get exactly one outcome and the other is told why:
@@ -23,7 +23,9 @@ import { settleRun } from "./settle-run";
 //    request replaces it;
 //  - an expired request is refused and marked expired.
 // Approving records the WriteBack row (outcome pending, with its idempotency key) and queues its
-// execution in the same transaction; every decision writes an audit entry.
+// execution in the same transaction; every decision writes an audit entry. Status changes go
+// through transition.ts; the run settles (succeeded, escalated...) in the `approval.decided` job
+// each change enqueues, so a rejection's response no longer carries the run's new status.
 
 export type ApprovalActor = { id: string; email: string; isAdmin: boolean };
 /** The commit a branch points at on the forge now (null: unknown). */
@@ -32,8 +34,7 @@ export type BranchHead = (repository: string, branch: string) => Promise<string 
 const auditActor = (a: ApprovalActor): AuditActor => ({ userId: a.id, label: a.email });
 
 async function lockApproval(tx: Tx, approvalId: string) {
-  const locked = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "ApprovalRequest" WHERE "id" = ${approvalId} FOR UPDATE`;
-  if (locked.length === 0) throw new AppError("NOT_FOUND", "No such approval request.");
+  await lockApprovalRow(tx, approvalId);
   return tx.approvalRequest.findUniqueOrThrow({
     where: { id: approvalId },
     include: {
@@ -68,9 +69,12 @@ type Refusal = { refused: AppError };
 
 async function expireIfDue(tx: Tx, approval: LockedApproval, actor: ApprovalActor, now: Date): Promise<Refusal | null> {
   if (approval.expiresAt > now) return null;
-  await tx.approvalRequest.update({ where: { id: approval.id }, data: { status: "expired", decidedAt: now, reason: "expired before a decision" } });
-  await recordAudit(tx, { actor: auditActor(actor), action: "approval.expire", objectType: "ApprovalRequest", objectId: approval.id, repositoryId: approval.run.repositoryId, detail: { expiresAt: approval.expiresAt.toISOString() } });
-  await settleRun(tx, approval.runId, now);
+  await transitionApproval(tx, {
+    approval,
+    to: "expired",
+    data: { decidedAt: now, reason: "expired before a decision" },
+    audit: { actor: auditActor(actor), action: "approval.expire", repositoryId: approval.run.repositoryId, detail: { expiresAt: approval.expiresAt.toISOString() } },
+  });
   return { refused: new AppError("PRECONDITION_FAILED", `This approval expired at ${approval.expiresAt.toISOString()}.`, { reason: "expired" }) };
 }
 
@@ -88,7 +92,7 @@ async function supersede(tx: Tx, approval: LockedApproval, actor: ApprovalActor,
   const presented = (approval.presented ?? {}) as Record<string, unknown>;
   const target = { ...((presented.target as object | undefined) ?? {}), headSha: change.headSha ?? approval.targetHeadSha };
   const artifact = presented.artifact && typeof presented.artifact === "object" ? { ...(presented.artifact as object), digest: change.artifactDigest ?? approval.artifactDigest } : presented.artifact;
-  await tx.approvalRequest.update({ where: { id: approval.id }, data: { status: "expired", decidedAt: now, decidedById: actor.id, reason: `stale: ${change.why}` } });
+  await transitionApproval(tx, { approval, to: "expired", data: { decidedAt: now, decidedById: actor.id, reason: `stale: ${change.why}` } });
   const ttl = approval.expiresAt.getTime() - approval.createdAt.getTime();
   const next = await tx.approvalRequest.create({
     data: {
@@ -160,7 +164,7 @@ export async function approveWriteBack(opts: {
       return supersede(tx, approval, actor, { headSha: head, artifactDigest: null, why: `the target head moved from ${approval.targetHeadSha.slice(0, 12)} to ${head.slice(0, 12)}` }, now);
     }
 
-    await tx.approvalRequest.update({ where: { id: approval.id }, data: { status: "approved", decidedById: actor.id, decidedAt: now } });
+    await transitionApproval(tx, { approval, to: "approved", data: { decidedById: actor.id, decidedAt: now } });
     const presented = (approval.presented ?? {}) as { message?: string | null; labels?: unknown; target?: object };
     const writeBack = await createPendingWriteBack(tx, {
       run,
@@ -196,22 +200,25 @@ export async function approveWriteBack(opts: {
   return result;
 }
 
-export async function rejectWriteBack(opts: { db: Db; actor: ApprovalActor | null; approvalId: string; reason: string; now?: Date }): Promise<{ approvalId: string; runStatus: string | null }> {
+export async function rejectWriteBack(opts: { db: Db; actor: ApprovalActor | null; approvalId: string; reason: string; now?: Date }): Promise<{ approvalId: string }> {
   const now = opts.now ?? new Date();
   const reason = opts.reason.trim();
-  const result = await transaction(opts.db, "rejectWriteBack", async (tx): Promise<Refusal | { approvalId: string; runStatus: string | null }> => {
+  const result = await transaction(opts.db, "rejectWriteBack", async (tx): Promise<Refusal | { approvalId: string }> => {
     const approval = await lockApproval(tx, opts.approvalId);
     const actor = await requireDecider(tx, opts.actor, approval);
     if (!reason) throw new AppError("BAD_REQUEST", "A rejection needs a reason.", { reason: "reason_required" });
     requirePending(approval);
     const expired = await expireIfDue(tx, approval, actor, now);
     if (expired) return expired;
-    await tx.approvalRequest.update({ where: { id: approval.id }, data: { status: "rejected", decidedById: actor.id, decidedAt: now, reason } });
-    await appendRunEvents({ db: tx, runId: approval.runId, events: [{ type: "log", payload: { stream: "system", text: `${actor.email} rejected ${approval.action.replaceAll("_", " ")} (${approval.id}): ${reason}` } }] });
-    await recordAudit(tx, { actor: auditActor(actor), action: "approval.reject", objectType: "ApprovalRequest", objectId: approval.id, repositoryId: approval.run.repositoryId, detail: { runId: approval.runId, action: approval.action, reason } });
-    const runStatus = await settleRun(tx, approval.runId, now);
+    await transitionApproval(tx, {
+      approval,
+      to: "rejected",
+      data: { decidedById: actor.id, decidedAt: now, reason },
+      events: [{ type: "log", payload: { stream: "system", text: `${actor.email} rejected ${approval.action.replaceAll("_", " ")} (${approval.id}): ${reason}` } }],
+      audit: { actor: auditActor(actor), action: "approval.reject", repositoryId: approval.run.repositoryId, detail: { runId: approval.runId, action: approval.action, reason } },
+    });
     await fixForwardOnApprovalRejection(tx, { approval, reason, by: actor.email, now });
-    return { approvalId: approval.id, runStatus };
+    return { approvalId: approval.id };
   });
   if ("refused" in result) throw result.refused;
   return result;

@@ -8,6 +8,7 @@ import { type AuditActor, recordAudit } from "../audit";
 import { redactText, type RedactionEntry } from "../context/redaction/redact";
 import { appendRunEvents } from "../events/append";
 import { describeFindings, findingsOf } from "../runs/artifact-content";
+import { lockApprovalRow } from "./transition";
 
 // Push protection, as GitHub's refuses a push that carries a secret: a patch in which redaction
 // found a secret is shown redacted with what was found, and its write-back is refused (approving
@@ -71,8 +72,7 @@ export async function overridePushProtection(opts: {
   const reason = redactText(cleanText(opts.reason.trim())).text;
   if (!reason) throw new AppError("BAD_REQUEST", "An override needs a reason.", { reason: "reason_required" });
   return transaction(opts.db, "overridePushProtection", async (tx: Tx) => {
-    const locked = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "ApprovalRequest" WHERE "id" = ${opts.approvalId} FOR UPDATE`;
-    if (locked.length === 0) throw new AppError("NOT_FOUND", "No such approval request.");
+    await lockApprovalRow(tx, opts.approvalId);
     const approval = await tx.approvalRequest.findUniqueOrThrow({
       where: { id: opts.approvalId },
       select: { id: true, status: true, runId: true, pushProtectionOverride: true, artifact: { select: { kind: true, secretFindings: true, digest: true } }, run: { select: { repositoryId: true } } },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ApprovalStatus } from "@/server/db/generated/enums";
 import type { Db, Prisma } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { zWriteBackKind } from "../events/catalogue";
@@ -7,7 +8,7 @@ import { overrideOf, pushProtectionOf } from "./push-protection";
 // Read models for /approvals: the queue (pending first, oldest first) with counts, and one
 // request with everything its review screen shows.
 
-export const zApprovalStatus = z.enum(["pending", "approved", "rejected", "expired", "executed", "failed"]);
+export const zApprovalStatus = z.enum(ApprovalStatus);
 export const zApprovalListInput = z.object({
   repositoryId: z.string().min(1).max(100).optional(),
   action: zWriteBackKind.optional(),

@@ -1,16 +1,16 @@
 import type { Tx } from "@/server/db";
 import type { RunStatus } from "@/server/db/generated/enums";
-import { appendRunEvents } from "../events/append";
-import { afterRunEnded } from "../fixloop/spawn";
-import { runStatusEvent } from "../runs/attempts";
 import { canTransitionRun } from "../runs/lifecycle";
+import { lockRun, transitionRun } from "../runs/transition";
 
 // A run awaiting approval moves on once nothing is left open: no pending or approved-but-not-
 // executed approval and no pending write-back. Then (lifecycle's table): a failed write-back ->
 // failed; nothing executed and something rejected or expired -> escalated; else -> succeeded.
+// Runs as the reaction to an `approval.decided` job (queue/tasks/settle-run.ts); idempotent: a
+// run already settled, or with something still open, is left as it is.
 
 export async function settleRun(tx: Tx, runId: string, now: Date): Promise<RunStatus | null> {
-  const [run] = await tx.$queryRaw<{ status: RunStatus }[]>`SELECT "status" FROM "AgentDispatchRun" WHERE "id" = ${runId} FOR UPDATE`;
+  const run = await lockRun(tx, runId);
   if (!run || run.status !== "awaiting_approval") return null;
   const approvals = await tx.approvalRequest.findMany({ where: { runId }, select: { status: true } });
   const writeBacks = await tx.writeBack.findMany({ where: { runId }, select: { outcome: true } });
@@ -30,8 +30,6 @@ export async function settleRun(tx: Tx, runId: string, now: Date): Promise<RunSt
     why = "every approval was decided and the approved write-backs executed";
   }
   if (!canTransitionRun(run.status, to)) return null;
-  await tx.agentDispatchRun.update({ where: { id: runId }, data: { status: to, finishedAt: now } });
-  await appendRunEvents({ db: tx, runId, events: [runStatusEvent(run.status, to, why)] });
-  await afterRunEnded(tx, runId, now);
+  await transitionRun(tx, { runId, from: run.status, to, reason: why, now });
   return to;
 }

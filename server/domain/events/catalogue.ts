@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ArtifactKind, AttemptStatus, RunStatus, TrustTier, WriteBackKind } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
 import { boundText, type JsonLimits } from "@/server/lib/text-boundary";
 import { zSandboxPayload } from "@/server/execution/sandbox/events";
@@ -22,41 +23,12 @@ const zIsoTime = z.iso.datetime({ offset: true });
 const zCount = z.number().int().min(0);
 export const zDigest = z.string().regex(/^sha256:[0-9a-f]{64}$/, "Expected sha256:<64 hex digits>");
 
-// Mirrors of Prisma enums (kept as zod so payloads validate; a test keeps them in step).
-export const zRunStatus = z.enum([
-  "suggested",
-  "queued",
-  "running",
-  "awaiting_approval",
-  "succeeded",
-  "failed",
-  "cancelled",
-  "escalated",
-]);
-export const zAttemptStatus = z.enum([
-  "queued",
-  "starting",
-  "running",
-  "succeeded",
-  "failed",
-  "cancelled",
-  "timed_out",
-  "lost",
-]);
-export const zArtifactKind = z.enum(["patch", "diagnosis", "report", "log"]);
-export const zWriteBackKind = z.enum([
-  "push_commits",
-  "update_pr_branch",
-  "open_pr",
-  "comment",
-  "review",
-  "approve_review",
-  "rerun_workflow",
-  "publish_release",
-  "privileged_capability",
-  "set_labels",
-]);
-export const zTrustTier = z.enum(["trusted", "untrusted"]);
+// Prisma's generated enums, as zod so payloads validate.
+export const zRunStatus = z.enum(RunStatus);
+export const zAttemptStatus = z.enum(AttemptStatus);
+export const zArtifactKind = z.enum(ArtifactKind);
+export const zWriteBackKind = z.enum(WriteBackKind);
+export const zTrustTier = z.enum(TrustTier);
 
 // Events emitted inside a subagent carry its id, so the UI can nest them.
 const subagentScope = { subagentId: zId.optional() };

@@ -13,10 +13,10 @@ const { reviewSubmitted } = await import("../ingest/fixtures/deliveries");
 const { deliver, evaluateAll, post } = await import("@/server/domain/evaluation/fixtures/harness");
 const { createPatchApproval, createPatchRepository } = await import("../approvals/test-fixtures");
 const { createExecRun, createLocalRepository, createPool, createStack, scriptedSpec } = await import("@/server/queue/testing/fixtures");
-const { cancelRun } = await import("../runs/cancel");
+const { cancelRun: cancel } = await import("../runs/cancel");
 const { claimNextAttempt } = await import("../runs/claim-attempt");
 const { markAttemptRunning } = await import("../runs/attempts");
-const { finishAttempt } = await import("../runs/finish-attempt");
+const { finishAttempt: finish } = await import("../runs/finish-attempt");
 const { settleRun } = await import("../approvals/settle-run");
 const { askForReviewAgainAfterPush } = await import("./review-again");
 const { afterRunEnded } = await import("./spawn");
@@ -25,6 +25,20 @@ const { launchFixRun } = await import("./launch");
 const { escalateFixLoop } = await import("./escalate");
 const { reopenForAgents } = await import("./reopen");
 const { notify: realNotify } = await import("../notifications/notify");
+const { runReactions } = await import("@/server/queue/testing/reactions");
+
+// A deferred rejection is taken up by the run.ended job a run's ending enqueues: ending a run
+// here waits for that job, as a worker would run it.
+const cancelRun = async (opts: Parameters<typeof cancel>[0]) => {
+  const result = await cancel(opts);
+  await runReactions();
+  return result;
+};
+const finishAttempt = async (opts: Parameters<typeof finish>[0]) => {
+  const result = await finish(opts);
+  await runReactions();
+  return result;
+};
 
 const db = getDb();
 
@@ -346,6 +360,7 @@ describe("a rejection that arrives while a run is live", () => {
       return settleRun(tx, fix.id, new Date());
     });
     expect(settled).toBe("succeeded");
+    await runReactions();
     expect((await loopState(repo.id))?.deferredKey).toBeNull();
     expect(await intents(repo.id)).toHaveLength(1);
     // A rejection of the new round (after the re-request) is a new round: it stands.

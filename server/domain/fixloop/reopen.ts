@@ -2,7 +2,7 @@ import type { Db, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { createPendingWriteBack } from "../approvals/request-write-back";
-import { settleRun } from "../approvals/settle-run";
+import { transitionApproval } from "../approvals/transition";
 import { type AuditActor, recordAudit } from "../audit";
 import { appendRunEvents } from "../events/append";
 import { advisoryLock } from "@/server/db/advisory-lock";
@@ -24,16 +24,17 @@ import { fixLoopLockKey } from "./spawn";
 async function withdrawPendingFlips(tx: Tx, opts: { repositoryId: string; prNumber: number; actor: AuditActor; now: Date }) {
   const pending = await tx.approvalRequest.findMany({
     where: { action: "set_labels", status: "pending", targetPrNumber: opts.prNumber, run: { repositoryId: opts.repositoryId } },
-    select: { id: true, runId: true },
+    select: { id: true, runId: true, status: true },
   });
   for (const a of pending) {
-    const updated = await tx.approvalRequest.updateMany({
-      where: { id: a.id, status: "pending" },
-      data: { status: "expired", decidedAt: opts.now, decidedById: opts.actor.userId, reason: `withdrawn: ${opts.actor.label} re-opened the pull request for agents` },
+    // Guarded on pending: a flip decided meanwhile is left as it is. The run settles in the
+    // approval.decided job the transition enqueues.
+    await transitionApproval(tx, {
+      approval: a,
+      to: "expired",
+      data: { decidedAt: opts.now, decidedById: opts.actor.userId, reason: `withdrawn: ${opts.actor.label} re-opened the pull request for agents` },
+      events: [{ type: "log", payload: { stream: "system", text: `label flip ${a.id} withdrawn: ${opts.actor.label} re-opened #${opts.prNumber} for agents` } }],
     });
-    if (updated.count === 0) continue;
-    await appendRunEvents({ db: tx, runId: a.runId, events: [{ type: "log", payload: { stream: "system", text: `label flip ${a.id} withdrawn: ${opts.actor.label} re-opened #${opts.prNumber} for agents` } }] });
-    await settleRun(tx, a.runId, opts.now);
   }
   return pending.map((a) => a.id);
 }

@@ -1,8 +1,8 @@
 import type { FixLoopState, Tx } from "@/server/db";
-import type { RunStatus } from "@/server/db/generated/enums";
 import { enqueue } from "@/server/queue/enqueue";
 import { appendRunEvents } from "../events/append";
 import { advisoryLock } from "@/server/db/advisory-lock";
+import { isOpenRun, openRunStatuses } from "../runs/lifecycle";
 
 // The fix-forward loop's trigger: a rejection (a changes-requested review on the forge, or a
 // rejected patch in Airlock's approval UI) of work an agent of ours pushed or proposed on a
@@ -10,11 +10,10 @@ import { advisoryLock } from "@/server/db/advisory-lock";
 // (its dedupe key) and queues the launch; the intent is committed with the rejection itself, so
 // a retried or raced evaluation finds it and a launch that then fails still burns an attempt.
 // At the bound (`Repository.maxFixAttempts`) it intends an escalation instead, itself bounded.
-// Beside a live run it spawns nothing: the rejection is deferred, and taken up when the last live
-// run on the branch ends ("deferred rejections" below).
+// Beside an open run (runs/lifecycle.ts isOpenRun: live or awaiting approval) it spawns nothing:
+// the rejection is deferred, and taken up when the last open run on the branch ends ("deferred
+// rejections" below).
 
-/** Runs that still work on a branch: no fix run starts beside one (a suggestion is not running). */
-export const liveRunStatuses: readonly RunStatus[] = ["queued", "running", "awaiting_approval"];
 /** How many times an escalation is tried before the loop gives up and logs an error. */
 export const maxEscalationTries = 3;
 
@@ -78,7 +77,7 @@ export async function onRejection(tx: Tx, r: Rejection, now: Date): Promise<Reje
     where: {
       repositoryId: r.repositoryId,
       OR: [{ headBranch: r.branch }, ...(r.pullRequestId ? [{ pullRequestId: r.pullRequestId }] : [])],
-      status: { in: [...liveRunStatuses] },
+      status: { in: [...openRunStatuses] },
       ...(r.rejectedRunId ? { id: { not: r.rejectedRunId } } : {}),
     },
     select: { id: true, number: true, status: true },
@@ -231,8 +230,9 @@ export async function dropDeferredRejection(tx: Tx, opts: { repositoryId: string
 }
 
 /**
- * Every way a run ends calls this once, in the transaction that writes the end (after it): a
- * rejection deferred on the run's branch is taken up through onRejection. Raced endings of two
+ * The reaction to a run's ending: the `run.ended` job (enqueued by runs/transition.ts in the
+ * transaction that writes the end) calls this, so a rejection deferred on the run's branch is
+ * taken up through onRejection. Raced endings of two
  * runs on the branch serialise on the branch lock; the first sees the other still live and
  * defers again, the second spawns; a retried call finds nothing stored, and the dedupe key
  * would refuse a second intent anyway. Returns what was done per deferred rejection.
@@ -242,7 +242,7 @@ export async function afterRunEnded(tx: Tx, runId: string, now: Date): Promise<R
     where: { id: runId },
     select: { repositoryId: true, status: true, headBranch: true, pullRequestId: true, pullRequest: { select: { headRef: true } } },
   });
-  if (!run || liveRunStatuses.includes(run.status)) return [];
+  if (!run || isOpenRun(run.status)) return [];
   const branches = [run.headBranch, run.pullRequest?.headRef].filter((b): b is string => !!b);
   const waiting = await tx.fixLoopState.findMany({
     where: {

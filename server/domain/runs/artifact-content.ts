@@ -2,7 +2,20 @@ import type { Prisma } from "@/server/db";
 import { contentDigest } from "@/server/lib/digest";
 import { boundText, cleanText } from "@/server/lib/text-boundary";
 import { type KnownSecret, redactText, type RedactionEntry } from "../context/redaction/redact";
-import type { ArtifactToStore } from "./finish-attempt";
+import type { ArtifactKind } from "@/server/db/generated/enums";
+
+export type ArtifactToStore = {
+  kind: ArtifactKind;
+  name: string;
+  mediaType: string;
+  /** sha256:<hex> of the bytes, computed by the worker from the file it stored. */
+  digest: string;
+  sizeBytes: number;
+  /** Text up to 1 MB is kept in the row; anything else by location. */
+  content: string | null;
+  location: string | null;
+  retainUntil: Date | null;
+};
 
 // What is stored of an artifact: every text artifact of every run is redacted before it reaches a
 // column. A diagnosis or report is the redacted text (its digest and size are of what is stored).

@@ -1,6 +1,5 @@
 import type { Db } from "@/server/db";
 import { transaction } from "@/server/db";
-import type { RunStatus } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
 import { recordAudit, type AuditActor } from "../audit";
 import { cleanText } from "@/server/lib/text-boundary";
@@ -11,6 +10,7 @@ import { parseInput } from "../repositories/input";
 import { recordCauser } from "./causers";
 import { canAttachContext } from "./controls";
 import { zAttachContextInput } from "./schemas";
+import { lockRunOrThrow } from "./transition";
 
 // "Attach context": a maintainer adds a note, a link or a file excerpt to a running run (or one
 // awaiting approval) as a `context_attached` event in its transcript. Every string is redacted
@@ -45,9 +45,7 @@ export async function attachContext(opts: { db: Db; actor: AuditActor; runId: st
   payload.redactions = redactions;
 
   return transaction(opts.db, "attachContext", async (tx) => {
-    const [run] = await tx.$queryRaw<{ status: RunStatus; repositoryId: string }[]>`
-      SELECT "status", "repositoryId" FROM "AgentDispatchRun" WHERE "id" = ${opts.runId} FOR UPDATE`;
-    if (!run) throw new AppError("NOT_FOUND", "No such run.");
+    const run = await lockRunOrThrow(tx, opts.runId);
     // The row lock serialises attachments to this run, so the retry check cannot race.
     const [earlier] = await tx.$queryRaw<{ seq: number }[]>`
       SELECT "seq" FROM "RunEvent"

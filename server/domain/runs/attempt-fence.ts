@@ -4,6 +4,7 @@ import type { AttemptStatus } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
 import type { RunEventInput } from "../events/catalogue";
 import { appendRunEvents, type AppendResult } from "../events/append";
+import { lockRun } from "./transition";
 
 // Fencing for everything an attempt writes (events, artifacts, heartbeats, its own status).
 // A worker that stalls (GC pause, SIGSTOP, network partition) may wake after its attempt was
@@ -35,9 +36,7 @@ type FenceRow = { status: AttemptStatus; number: number; fencingToken: number; n
  * attempt's status and number.
  */
 export async function checkFence(tx: Tx, fence: AttemptFence, now = new Date()): Promise<{ status: AttemptStatus; number: number }> {
-  const locked = await tx.$queryRaw<{ id: string }[]>`
-    SELECT "id" FROM "AgentDispatchRun" WHERE "id" = ${fence.runId} FOR UPDATE`;
-  if (locked.length === 0) throw new AppError("NOT_FOUND", `No run ${fence.runId}.`);
+  if (!(await lockRun(tx, fence.runId))) throw new AppError("NOT_FOUND", `No run ${fence.runId}.`);
   // A new statement after the lock: under READ COMMITTED it sees whatever the previous lock
   // holder committed (an attempt marked lost, a successor inserted).
   const [renewed] = await tx.$queryRaw<{ status: AttemptStatus; number: number }[]>`

@@ -1,20 +1,18 @@
-import type { Tx } from "@/server/db";
-import type { Db } from "@/server/db";
+import type { Db, Tx } from "@/server/db";
 import type { AttemptStatus, RunStatus } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
 import { enqueue } from "@/server/queue/enqueue";
 import { appendRunEvents } from "../events/append";
-import { afterRunEnded } from "../fixloop/spawn";
 import type { RunEventInput } from "../events/catalogue";
 import { zStackSpec } from "../stacks/spec";
 import { type AttemptFence, withFence } from "./attempt-fence";
-import { assertAttemptTransition, assertRunTransition } from "./lifecycle";
-import { type AttemptEndCause, automaticRetry } from "./retry";
+import { type AttemptEndCause, automaticRetry } from "./lifecycle";
+import { queueAttempt, transitionAttempt, transitionRun } from "./transition";
 
-// The attempt steps every path shares: queue a new attempt (first run, retry, lost attempt),
-// mark one running, fail its start, and lose it (retrying within the stack's bound). Each is a
-// state change plus its status events in the caller's transaction; the queue job that starts the
-// next attempt is added in the same transaction, so it exists exactly when the change commits.
+// The attempt steps every path shares: mark one running, fail its start, and lose it (retrying
+// within the stack's bound). Each is a state change through transition.ts in the caller's
+// transaction; the queue job that starts the next attempt is added in the same transaction, so
+// it exists exactly when the change commits.
 
 const dispatchJobKey = (runId: string) => `run.dispatch:${runId}`;
 
@@ -29,65 +27,26 @@ export function maxRetriesOf(stackSnapshot: unknown): number {
   return spec.success ? spec.data.limits.maxRetries : 0;
 }
 
-/**
- * Inserts the run's next attempt, `queued`, with a fencing token above every earlier attempt's,
- * and its queue and status events (appended now, or pushed onto `deferEvents`). The caller holds
- * the run row lock.
- */
-export async function queueAttempt(
-  tx: Tx,
-  opts: {
-    runId: string;
-    reason: string;
-    now: Date;
-    deferEvents?: RunEventInput[];
-    /** The run's attempts, when the caller read them all under the run lock (saves a query). */
-    attempts?: { number: number; fencingToken: number }[];
-  },
-) {
-  const [last] = opts.attempts
-    ? [{ number: Math.max(0, ...opts.attempts.map((a) => a.number)), token: Math.max(0, ...opts.attempts.map((a) => a.fencingToken)) }]
-    : await tx.$queryRaw<{ number: number; token: number }[]>`
-        SELECT coalesce(max("number"), 0)::int AS "number", coalesce(max("fencingToken"), 0)::int AS "token"
-        FROM "DispatchAttempt" WHERE "runId" = ${opts.runId}`;
-  const number = (last?.number ?? 0) + 1;
-  const attempt = await tx.dispatchAttempt.create({
-    data: { runId: opts.runId, number, status: "queued", fencingToken: (last?.token ?? 0) + 1, queuedAt: opts.now },
-  });
-  const events: RunEventInput[] = [
-    { type: "queue", payload: { phase: "queued", attemptNumber: number } },
-    { type: "status", payload: { scope: "attempt", attemptNumber: number, from: null, to: "queued", reason: opts.reason } },
-  ];
-  // A caller that appends more events in the same transaction takes these along (one append).
-  if (opts.deferEvents) opts.deferEvents.push(...events);
-  else await appendRunEvents({ db: tx, runId: opts.runId, attemptId: attempt.id, events });
-  return attempt;
-}
-
-export function runStatusEvent(from: RunStatus, to: RunStatus, reason: string): RunEventInput {
-  assertRunTransition(from, to);
-  return { type: "status", payload: { scope: "run", from, to, reason } };
-}
-
-export function attemptStatusEvent(number: number, from: AttemptStatus, to: AttemptStatus, reason: string): RunEventInput {
-  assertAttemptTransition(from, to);
-  return { type: "status", payload: { scope: "attempt", attemptNumber: number, from, to, reason } };
-}
-
 /** starting -> running once the agent session exists; the run follows (queued -> running). */
 export function markAttemptRunning(opts: { db: Db; fence: AttemptFence; sessionId: string; workspacePath?: string | null; now?: Date }) {
   const now = opts.now ?? new Date();
   return withFence(opts.db, "markAttemptRunning", opts.fence, async (tx, attempt) => {
     const run = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: opts.fence.runId }, select: { status: true } });
-    const events = [attemptStatusEvent(attempt.number, attempt.status, "running", "the agent session started")];
-    await tx.dispatchAttempt.update({
-      where: { id: opts.fence.attemptId },
-      data: { status: "running", startedAt: now, heartbeatAt: now, adapterSessionId: opts.sessionId, workspacePath: opts.workspacePath ?? null },
+    const events: RunEventInput[] = [];
+    await transitionAttempt(tx, {
+      runId: opts.fence.runId,
+      attempt: { id: opts.fence.attemptId, ...attempt },
+      to: "running",
+      reason: "the agent session started",
+      now,
+      data: { startedAt: now, heartbeatAt: now, adapterSessionId: opts.sessionId, workspacePath: opts.workspacePath ?? null },
+      events,
     });
     if (run.status === "queued") {
-      events.push(runStatusEvent("queued", "running", `attempt ${attempt.number} started`));
-      await tx.agentDispatchRun.update({ where: { id: opts.fence.runId }, data: { status: "running", startedAt: now } });
-    } else if (run.status !== "running") {
+      await transitionRun(tx, { runId: opts.fence.runId, from: "queued", to: "running", reason: `attempt ${attempt.number} started`, now, attemptId: opts.fence.attemptId, before: events });
+      return;
+    }
+    if (run.status !== "running") {
       throw new AppError("CONFLICT", `The run is ${run.status}; attempt ${attempt.number} cannot start.`, { reason: "illegal_transition" });
     }
     await appendRunEvents({ db: tx, runId: opts.fence.runId, attemptId: opts.fence.attemptId, events });
@@ -103,11 +62,8 @@ export function markAttemptRunning(opts: { db: Db; fence: AttemptFence; sessionI
 export function failAttemptStart(opts: { db: Db; fence: AttemptFence; reason: string; transient?: boolean; now?: Date }) {
   const now = opts.now ?? new Date();
   return withFence(opts.db, "failAttemptStart", opts.fence, async (tx, attempt) => {
-    const events = [attemptStatusEvent(attempt.number, attempt.status, "failed", opts.reason)];
-    await tx.dispatchAttempt.update({
-      where: { id: opts.fence.attemptId },
-      data: { status: "failed", finishedAt: now, exitReason: opts.reason },
-    });
+    const events: RunEventInput[] = [];
+    await transitionAttempt(tx, { runId: opts.fence.runId, attempt: { id: opts.fence.attemptId, ...attempt }, to: "failed", reason: opts.reason, now, events });
     return retryOrEnd(tx, {
       runId: opts.fence.runId,
       attempt: { id: opts.fence.attemptId, number: attempt.number },
@@ -144,18 +100,15 @@ export async function retryOrEnd(
   }
   if (verdict.retry) {
     if (run.status === "running") {
-      events.push(runStatusEvent("running", "queued", `attempt ${attempt.number} ${opts.what}; ${verdict.reason}`));
-      await tx.agentDispatchRun.update({ where: { id: opts.runId }, data: { status: "queued" } });
+      await transitionRun(tx, { runId: opts.runId, from: "running", to: "queued", reason: `attempt ${attempt.number} ${opts.what}; ${verdict.reason}`, now, attemptId: attempt.id, before: events });
+    } else {
+      await appendRunEvents({ db: tx, runId: opts.runId, attemptId: attempt.id, events });
     }
-    await appendRunEvents({ db: tx, runId: opts.runId, attemptId: attempt.id, events });
     const next = await queueAttempt(tx, { runId: opts.runId, reason: `${verdict.reason}: attempt ${attempt.number} ${opts.what}`, now });
     await enqueueDispatch(tx, opts.runId);
     return { retried: true, nextAttempt: next.number };
   }
-  events.push(runStatusEvent(run.status, "failed", `attempt ${attempt.number} ${opts.what}; not retried: ${verdict.reason}`));
-  await tx.agentDispatchRun.update({ where: { id: opts.runId }, data: { status: "failed", finishedAt: now } });
-  await appendRunEvents({ db: tx, runId: opts.runId, attemptId: attempt.id, events });
-  await afterRunEnded(tx, opts.runId, now);
+  await transitionRun(tx, { runId: opts.runId, from: run.status, to: "failed", reason: `attempt ${attempt.number} ${opts.what}; not retried: ${verdict.reason}`, now, attemptId: attempt.id, before: events });
   return { retried: false, runStatus: "failed" };
 }
 
@@ -170,8 +123,8 @@ export async function loseAttempt(
   opts: { runId: string; attempt: { id: string; number: number; status: AttemptStatus }; reason: string; now: Date },
 ): Promise<LoseOutcome> {
   const { attempt, now } = opts;
-  const events: RunEventInput[] = [attemptStatusEvent(attempt.number, attempt.status, "lost", opts.reason)];
-  await tx.dispatchAttempt.update({ where: { id: attempt.id }, data: { status: "lost", finishedAt: now, exitReason: opts.reason } });
+  const events: RunEventInput[] = [];
+  await transitionAttempt(tx, { runId: opts.runId, attempt, to: "lost", reason: opts.reason, now, events });
   return retryOrEnd(tx, { runId: opts.runId, attempt, cause: "lost", events, what: "was lost", now });
 }
 

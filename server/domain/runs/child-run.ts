@@ -5,7 +5,8 @@ import { promptHash } from "../context/prompt";
 import { appendRunEvents } from "../events/append";
 import type { AuditActor } from "../audit";
 import { contentDigest, digestOf } from "@/server/lib/digest";
-import { enqueueDispatch, queueAttempt } from "./attempts";
+import { enqueueDispatch } from "./attempts";
+import { queueAttempt } from "./transition";
 import { inheritCausers, recordCauser } from "./causers";
 
 // A new run whose parent is an existing one (resume, fork): same repository, commit, pull

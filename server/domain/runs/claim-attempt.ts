@@ -1,17 +1,16 @@
-import type { Db, Prisma, Tx } from "@/server/db";
+import type { Db, Prisma } from "@/server/db";
 import type { SandboxAvailable } from "../pools/sandbox-admission";
 import { transaction } from "@/server/db";
-import type { AttemptStatus, RunStatus } from "@/server/db/generated/enums";
+import type { AttemptStatus } from "@/server/db/generated/enums";
 import { appendRunEvents } from "../events/append";
 import { recordCiObservation } from "../fixloop/observe";
-import { afterRunEnded } from "../fixloop/spawn";
 import type { RunEventInput } from "../events/catalogue";
 import { admissionEventPayload, type AdmissionDecision } from "../pools/admission";
 import { loadCurrentPolicy } from "../policy/decide";
 import { admissionFor, loadAdmissionInputs, loadPools, planAdmission, storeAdmissionDecisions, storedAdmission } from "./admit-attempt";
 import type { AttemptFence } from "./attempt-fence";
-import { attemptStatusEvent, queueAttempt, runStatusEvent } from "./attempts";
 import { isTerminalRun } from "./lifecycle";
+import { lockRun, queueAttempt, startAttemptInPool, transitionAttempt, transitionRun } from "./transition";
 
 // The first step of the `run.dispatch` job: pick the run's queued attempt, admit it (pool,
 // service accounts, grants, actor role), check the pool's concurrency, and move the attempt to
@@ -90,12 +89,6 @@ export type ClaimResult =
   | { kind: "refused"; reason: string }
   | { kind: "skipped"; reason: string };
 
-async function lockRun(tx: Tx, runId: string) {
-  const [row] = await tx.$queryRaw<{ status: RunStatus; admission: Prisma.JsonValue }[]>`
-    SELECT "status", "admission" FROM "AgentDispatchRun" WHERE "id" = ${runId} FOR UPDATE`;
-  return row ?? null;
-}
-
 export async function claimNextAttempt(opts: {
   db: Db;
   runId: string;
@@ -122,7 +115,7 @@ export async function claimNextAttempt(opts: {
       ? planAdmission({ inputs: await loadAdmissionInputs(opts.db, run, { pools }), policy, kubernetesAvailable: opts.kubernetesAvailable, sandbox: opts.sandbox })
       : null;
   return transaction(opts.db, "claimNextAttempt", async (tx) => {
-    const locked = await lockRun(tx, opts.runId);
+    const locked = await lockRun(tx, opts.runId, { admission: true });
     if (locked === null) return { kind: "skipped", reason: "the run no longer exists" };
     const status = locked.status;
     run.status = status;
@@ -137,10 +130,9 @@ export async function claimNextAttempt(opts: {
       const waiting = attempts.filter((a) => a.status === "queued");
       if (isTerminalRun(status) && waiting.length > 0) {
         const reason = `the run is ${status}`;
-        for (const a of waiting) {
-          await tx.dispatchAttempt.update({ where: { id: a.id }, data: { status: "cancelled", finishedAt: now(), exitReason: reason } });
-        }
-        await appendRunEvents({ db: tx, runId: opts.runId, events: waiting.map((a) => attemptStatusEvent(a.number, "queued", "cancelled", reason)) });
+        const events: RunEventInput[] = [];
+        for (const a of waiting) await transitionAttempt(tx, { runId: opts.runId, attempt: a, to: "cancelled", reason, now: now(), events });
+        await appendRunEvents({ db: tx, runId: opts.runId, events });
       }
       return { kind: "skipped", reason: `the run is ${status}` };
     }
@@ -186,12 +178,9 @@ export async function claimNextAttempt(opts: {
       );
       if (!decision.admitted) {
         const refusal = decision.refusal ?? "admission refused the attempt";
-        events.push(attemptStatusEvent(attempt.number, "queued", "failed", `admission refused: ${refusal}`));
-        events.push(runStatusEvent("queued", "failed", `admission refused attempt ${attempt.number}: ${refusal}`));
-        await tx.dispatchAttempt.update({ where: { id: attempt.id }, data: { status: "failed", finishedAt: now(), exitReason: `admission refused: ${refusal}` } });
-        await tx.agentDispatchRun.update({ where: { id: run.id }, data: { status: "failed", finishedAt: now() } });
-        await appendRunEvents({ db: tx, runId: run.id, attemptId: attempt.id, events });
-        await afterRunEnded(tx, run.id, now());
+        const at = now();
+        await transitionAttempt(tx, { runId: run.id, attempt: { id: attempt.id, number: attempt.number, status: "queued" }, to: "failed", reason: `admission refused: ${refusal}`, now: at, events });
+        await transitionRun(tx, { runId: run.id, from: "queued", to: "failed", reason: `admission refused attempt ${attempt.number}: ${refusal}`, now: at, attemptId: attempt.id, before: events });
         return { kind: "refused", reason: refusal };
       }
     }
@@ -210,21 +199,18 @@ export async function claimNextAttempt(opts: {
     // Count the pool's active attempts and take the slot in one statement (read after the pool
     // lock, so no other claimer's slot can be missing from the count).
     const at = now();
-    const [slot] = await tx.$queryRaw<{ busy: number; claimed: number }[]>`
-      WITH busy AS (
-        SELECT count(*)::int AS n FROM "DispatchAttempt" WHERE "runnerPoolId" = ${chosen.id} AND "status" IN ('starting', 'running')
-      ), claimed AS (
-        UPDATE "DispatchAttempt"
-        SET "status" = 'starting', "runnerRef" = ${opts.workerRef}, "heartbeatAt" = ${at}, "runnerPoolId" = ${chosen.id},
-            "runtimeServiceAccount" = ${decision.runtimeServiceAccount?.name ?? null}, "runnerServiceAccount" = ${decision.runnerServiceAccount?.name ?? null}
-        WHERE "id" = ${attempt.id} AND (SELECT n FROM busy) < ${pool.concurrency}
-        RETURNING 1
-      )
-      SELECT (SELECT n FROM busy) AS "busy", (SELECT count(*) FROM claimed)::int AS "claimed"`;
-    if (slot?.claimed !== 1) return flushWaiting(`pool ${chosen.name} is at its concurrency (${slot?.busy ?? 0} of ${pool.concurrency})`);
+    const slot = await startAttemptInPool(tx, {
+      attempt,
+      pool: { id: chosen.id, name: chosen.name, concurrency: pool.concurrency },
+      workerRef: opts.workerRef,
+      runtimeServiceAccount: decision.runtimeServiceAccount?.name ?? null,
+      runnerServiceAccount: decision.runnerServiceAccount?.name ?? null,
+      now: at,
+    });
+    if (!slot.claimed) return flushWaiting(`pool ${chosen.name} is at its concurrency (${slot.busy} of ${pool.concurrency})`);
     events.push(
       { type: "queue", payload: { phase: "dequeued", attemptNumber: attempt.number, poolName: chosen.name, waitMs: Math.max(0, at.getTime() - attempt.queuedAt.getTime()) } },
-      attemptStatusEvent(attempt.number, "queued", "starting", `a worker picked the attempt on pool ${chosen.name} and is preparing its workspace`),
+      slot.event,
     );
     await appendRunEvents({ db: tx, runId: run.id, attemptId: attempt.id, events });
     await recordCiObservation(tx, { run, attemptId: attempt.id, now: at });

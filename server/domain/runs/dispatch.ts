@@ -1,11 +1,10 @@
 import type { Db } from "@/server/db";
 import { transaction } from "@/server/db";
-import type { RunStatus } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
 import { recordAudit, type AuditActor } from "../audit";
-import { appendRunEvents } from "../events/append";
-import { enqueueDispatch, queueAttempt, runStatusEvent } from "./attempts";
+import { enqueueDispatch } from "./attempts";
 import { recordCauser } from "./causers";
+import { lockRunOrThrow, queueAttempt, transitionRun } from "./transition";
 
 // "Diagnose with agent" / "Attempt repair": a person dispatches a suggested run. The run becomes
 // queued with its first attempt, the audit entry and status events are written, and the
@@ -15,15 +14,12 @@ import { recordCauser } from "./causers";
 export async function dispatchRun(opts: { db: Db; actor: AuditActor; runId: string; now?: Date }) {
   const now = opts.now ?? new Date();
   return transaction(opts.db, "dispatchRun", async (tx) => {
-    const [run] = await tx.$queryRaw<{ status: RunStatus; repositoryId: string }[]>`
-      SELECT "status", "repositoryId" FROM "AgentDispatchRun" WHERE "id" = ${opts.runId} FOR UPDATE`;
-    if (!run) throw new AppError("NOT_FOUND", "No such run.");
+    const run = await lockRunOrThrow(tx, opts.runId);
     if (run.status !== "suggested") {
       throw new AppError("CONFLICT", `The run is ${run.status.replaceAll("_", " ")}; only a suggestion can be dispatched`, { reason: "cannot_dispatch" });
     }
     const reason = `${opts.actor.label} dispatched the suggestion`;
-    await appendRunEvents({ db: tx, runId: opts.runId, events: [runStatusEvent("suggested", "queued", reason)] });
-    await tx.agentDispatchRun.update({ where: { id: opts.runId }, data: { status: "queued" } });
+    await transitionRun(tx, { runId: opts.runId, from: "suggested", to: "queued", reason, now });
     const attempt = await queueAttempt(tx, { runId: opts.runId, reason, now });
     // Choosing to run the agent makes the dispatcher a cause of its write-backs (two-person rule).
     await recordCauser(tx, { runId: opts.runId, userId: opts.actor.userId, cause: "dispatched" });

@@ -2,30 +2,17 @@ import type { Db } from "@/server/db";
 import type { ArtifactKind, RunStatus } from "@/server/db/generated/enums";
 import { appendRunEvents } from "../events/append";
 import { markPassLeftEdits } from "../fixloop/observe";
-import { afterRunEnded } from "../fixloop/spawn";
 import type { RunEventInput } from "../events/catalogue";
 import type { KnownSecret } from "../context/redaction/redact";
-import { describeFindings, protectArtifact } from "./artifact-content";
+import { type ArtifactToStore, describeFindings, protectArtifact } from "./artifact-content";
 import { type AttemptFence, withFence } from "./attempt-fence";
-import { attemptStatusEvent, retryOrEnd, runStatusEvent } from "./attempts";
+import { retryOrEnd } from "./attempts";
 import type { RunForExecution } from "./claim-attempt";
 import { type PatchArtifact, requestPatchWriteBack } from "./request-approval";
+import { transitionAttempt, transitionRun } from "./transition";
 
 // The attempt's artifacts and its end, both fenced: a worker whose attempt was replaced cannot
 // store an artifact or overwrite the outcome its successor records.
-
-export type ArtifactToStore = {
-  kind: ArtifactKind;
-  name: string;
-  mediaType: string;
-  /** sha256:<hex> of the bytes, computed by the worker from the file it stored. */
-  digest: string;
-  sizeBytes: number;
-  /** Text up to 1 MB is kept in the row; anything else by location. */
-  content: string | null;
-  location: string | null;
-  retainUntil: Date | null;
-};
 
 export type StoredArtifact = { id: string; kind: ArtifactKind; name: string; digest: string; sizeBytes: number };
 
@@ -105,20 +92,20 @@ export function finishAttempt(opts: {
   const { end, fence } = opts;
   return withFence(opts.db, "finishAttempt", fence, async (tx, attempt) => {
     const run = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: fence.runId }, select: { status: true } });
-    const attemptEvent = attemptStatusEvent(attempt.number, attempt.status, end.status, end.reason);
-    await tx.dispatchAttempt.update({ where: { id: fence.attemptId }, data: { status: end.status, finishedAt: now, exitReason: end.reason } });
+    const attemptEvents: RunEventInput[] = [];
+    await transitionAttempt(tx, { runId: fence.runId, attempt: { id: fence.attemptId, ...attempt }, to: end.status, reason: end.reason, now, events: attemptEvents });
     if (end.status === "timed_out") {
       const outcome = await retryOrEnd(tx, {
         runId: fence.runId,
         attempt: { id: fence.attemptId, number: attempt.number },
         cause: "timed_out",
-        events: [attemptEvent],
+        events: attemptEvents,
         what: `timed out (${end.reason})`,
         now,
       });
       return { runStatus: outcome.retried ? "queued" : outcome.runStatus, approvalIds: [] };
     }
-    await appendRunEvents({ db: tx, runId: fence.runId, attemptId: fence.attemptId, events: [attemptEvent] });
+    await appendRunEvents({ db: tx, runId: fence.runId, attemptId: fence.attemptId, events: attemptEvents });
 
     const patches = opts.artifacts.filter((a): a is PatchArtifact => a.kind === "patch");
     let to: RunStatus;
@@ -152,13 +139,7 @@ export function finishAttempt(opts: {
       to = "failed";
       why = `attempt ${attempt.number} failed: ${end.reason}; not retried: the agent itself failed`;
     }
-    const events: RunEventInput[] = [runStatusEvent(run.status, to, why)];
-    await tx.agentDispatchRun.update({
-      where: { id: fence.runId },
-      data: { status: to, ...(to === "awaiting_approval" ? {} : { finishedAt: now }) },
-    });
-    await appendRunEvents({ db: tx, runId: fence.runId, attemptId: fence.attemptId, events });
-    await afterRunEnded(tx, fence.runId, now);
+    await transitionRun(tx, { runId: fence.runId, from: run.status, to, reason: why, now, attemptId: fence.attemptId });
     return { runStatus: to, approvalIds };
   });
 }

@@ -1,31 +1,12 @@
-import type { AttemptStatus, RunStatus } from "@/server/db/generated/enums";
+import { AttemptStatus, RunStatus } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
 
 // The run and attempt state machines: every legal transition is listed once,
 // with why it exists. Services check transitions here before writing a status;
 // the UI asks the named predicates why a control is disabled.
 
-export const runStatuses = [
-  "suggested",
-  "queued",
-  "running",
-  "awaiting_approval",
-  "succeeded",
-  "failed",
-  "cancelled",
-  "escalated",
-] as const satisfies readonly RunStatus[];
-
-export const attemptStatuses = [
-  "queued",
-  "starting",
-  "running",
-  "succeeded",
-  "failed",
-  "cancelled",
-  "timed_out",
-  "lost",
-] as const satisfies readonly AttemptStatus[];
+export const runStatuses: readonly RunStatus[] = Object.values(RunStatus);
+export const attemptStatuses: readonly AttemptStatus[] = Object.values(AttemptStatus);
 
 /** A predicate's answer: allowed, or not with a sentence a person can read. */
 export type Verdict = { ok: true } | { ok: false; reason: string };
@@ -160,6 +141,16 @@ export function isLiveRun(status: RunStatus): boolean {
   return liveRun.has(status);
 }
 
+/**
+ * Dispatched and not yet ended: live, or awaiting approval (its write-backs may still push to
+ * the branch). The fix loop waits for every open run on a branch before taking up a rejection.
+ */
+export const openRunStatuses: readonly RunStatus[] = ["queued", "running", "awaiting_approval"];
+
+export function isOpenRun(status: RunStatus): boolean {
+  return openRunStatuses.includes(status);
+}
+
 const describe = (status: string) => status.replaceAll("_", " ");
 
 export function canCancelRun(status: RunStatus): Verdict {
@@ -223,4 +214,45 @@ export function isActiveAttempt(status: AttemptStatus): boolean {
 export function canCancelAttempt(status: AttemptStatus): Verdict {
   if (canTransitionAttempt(status, "cancelled")) return yes;
   return no(`The attempt is already ${describe(status)}`);
+}
+
+// ---------------------------------------------------------------- automatic retries
+
+/**
+ * How an attempt ended, as far as retrying is concerned. Retried automatically (within the
+ * stack's bound): the attempt was lost (its worker died or shut down), hit its wall-clock limit,
+ * or its agent could not start for a transient reason (the cluster or the machine was briefly
+ * unable: 5xx/429, EAGAIN, EMFILE...). Never retried: the agent itself failed (a non-zero exit
+ * is the agent's answer, and would very likely be the same again), it could not start for a
+ * lasting reason (command not found, bad stack), admission refused it, or a person cancelled it.
+ */
+export type AttemptEndCause = "lost" | "timed_out" | "start_failed_transient" | "start_failed" | "agent_failed" | "admission_refused" | "cancelled";
+
+export type RetryVerdict = { retry: true; reason: string } | { retry: false; reason: string };
+
+const retriable: Record<AttemptEndCause, string | null> = {
+  lost: null,
+  timed_out: null,
+  start_failed_transient: null,
+  start_failed: "the agent could not start for a reason a retry would not change",
+  agent_failed: "the agent itself failed; a retry would very likely fail the same way",
+  admission_refused: "admission refused the attempt; only a change of grants, pools or roles can help",
+  cancelled: "the attempt was cancelled",
+};
+
+/**
+ * Whether the run gets a new attempt automatically. Pure. `attempts` counts the run's attempts
+ * including the one that just ended, so with maxRetries = 2 the third attempt is the last.
+ * Only a run still in flight (queued or running) is retried: a run a person cancelled or that
+ * already ended stays as it is.
+ */
+export function automaticRetry(opts: { cause: AttemptEndCause; runStatus: RunStatus; attempts: number; maxRetries: number }): RetryVerdict {
+  const { cause, runStatus, attempts, maxRetries } = opts;
+  const refusal = retriable[cause];
+  if (refusal) return { retry: false, reason: refusal };
+  if (runStatus !== "queued" && runStatus !== "running") return { retry: false, reason: `the run is ${runStatus}` };
+  if (attempts > maxRetries) {
+    return { retry: false, reason: maxRetries === 0 ? "the stack allows no retries" : `no retry is left (${maxRetries} allowed, all used)` };
+  }
+  return { retry: true, reason: `retry ${attempts} of ${maxRetries}` };
 }

@@ -3,6 +3,7 @@ import { transaction } from "@/server/db";
 import type { AttemptStatus } from "@/server/db/generated/enums";
 import { enqueueDispatch, loseAttempt, type LoseOutcome } from "./attempts";
 import { isActiveAttempt } from "./lifecycle";
+import { lockRun } from "./transition";
 
 // Recovery of work whose worker died: attempts whose lease (heartbeat) ran out are marked lost
 // and retried within their stack's bound, and queued runs with no pending dispatch job get one.
@@ -26,7 +27,7 @@ export async function reapLostAttempts(opts: { db: Db; leaseMs: number; now?: Da
   const reaped: ReapedAttempt[] = [];
   for (const candidate of stale) {
     const result = await transaction(opts.db, "reapLostAttempt", async (tx) => {
-      await tx.$queryRaw`SELECT "id" FROM "AgentDispatchRun" WHERE "id" = ${candidate.runId} FOR UPDATE`;
+      await lockRun(tx, candidate.runId);
       // Re-read under the lock: a heartbeat or a finish may have landed since the scan.
       const [a] = await tx.$queryRaw<{ number: number; status: AttemptStatus; heartbeatAt: Date | null; queuedAt: Date }[]>`
         SELECT "number", "status", "heartbeatAt", "queuedAt" FROM "DispatchAttempt" WHERE "id" = ${candidate.id}`;

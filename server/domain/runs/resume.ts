@@ -5,6 +5,7 @@ import { recordAudit, type AuditActor } from "../audit";
 import { truncateText } from "../events/catalogue";
 import { createChildRun, type ParentRun, parentSelect } from "./child-run";
 import { canResumeRun } from "./lifecycle";
+import { lockRun } from "./transition";
 
 // Resume: a new run that continues a finished one. Its prompt is the parent's plus a
 // continuation section: how the parent ended, what it produced, its last message, and the
@@ -37,7 +38,7 @@ async function continuationPrompt(tx: Tx, parent: ParentRun, actor: AuditActor, 
 export async function resumeRun(opts: { db: Db; actor: AuditActor; runId: string; instructions?: string; now?: Date }) {
   const now = opts.now ?? new Date();
   return transaction(opts.db, "resumeRun", async (tx) => {
-    await tx.$queryRaw`SELECT "id" FROM "AgentDispatchRun" WHERE "id" = ${opts.runId} FOR UPDATE`;
+    await lockRun(tx, opts.runId);
     const parent = await tx.agentDispatchRun.findUnique({ where: { id: opts.runId }, select: parentSelect });
     if (!parent) throw new AppError("NOT_FOUND", "No such run.");
     const verdict = canResumeRun(parent.status);

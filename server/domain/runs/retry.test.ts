@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunStatus } from "@/server/db/generated/enums";
-import { automaticRetry, type AttemptEndCause } from "./retry";
+import { automaticRetry, type AttemptEndCause } from "./lifecycle";
 
 // The automatic retry rule as a table: cause x run status x attempts used x bound -> verdict.
 

@@ -1,12 +1,11 @@
 // The notification a triage escalation or roll-back sends to the repository's owners: one per
 // triage decision (its dedupe key), in the evaluation's transaction.
-import type { Repository, Tx } from "@/server/db";
+import type { Repository, TriageDecision, Tx } from "@/server/db";
 import { notify } from "@/server/domain/notifications/notify";
-import type { TriageRow } from "./triage";
 
 export async function notifyOwner(
   tx: Tx,
-  opts: { triage: TriageRow; repository: Repository; checkName: string; pullRequestId: string | null; ruleName: string | null; why?: string },
+  opts: { triage: TriageDecision; repository: Repository; checkName: string; pullRequestId: string | null; ruleName: string | null; why?: string },
 ): Promise<{ id: string; created: boolean }> {
   const { triage, repository, checkName } = opts;
   const sha = triage.headSha.slice(0, 12);

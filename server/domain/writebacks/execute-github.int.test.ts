@@ -7,6 +7,7 @@ import { type FakeGithub, startFakeGithub } from "@/server/forges/github/testing
 import { contentDigest } from "@/server/lib/digest";
 import { createExecRun, createStack, scriptedSpec } from "@/server/queue/testing/fixtures";
 import { createRepository, createUser } from "@/server/testing/factories";
+import { runReactions } from "@/server/queue/testing/reactions";
 import { executeWriteBack, retryWriteBack } from "./execute";
 import { forgeResolver } from "./forges";
 
@@ -70,6 +71,7 @@ describe("write-back execution on GitHub (fake GitHub over HTTP)", () => {
     expect(wb.approvedBy).toMatch(/@example\.test$/);
     expect(gh.commit(repository.fullName, pushed as string)?.message).toContain(`Airlock-Approval: ${approvalId}\nAirlock-Write-Back: ${wb.idempotencyKey}`);
     expect(await db().writeBack.count({ where: { runId: run.id } })).toBe(1);
+    await runReactions(); // the run settles in the approval.decided job
     expect((await db().agentDispatchRun.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("succeeded");
   });
 

@@ -5,6 +5,7 @@ import { requestWriteBack } from "@/server/domain/approvals/request-write-back";
 import { calcPatch, createPatchApproval, createPatchRepository, localForgeFor } from "@/server/domain/approvals/test-fixtures";
 import { git } from "@/server/forges/local/git";
 import { resolveRevision } from "@/server/forges/local/repositories";
+import { runReactions } from "@/server/queue/testing/reactions";
 import { createUser } from "@/server/testing/factories";
 import { executeWriteBack, retryWriteBack } from "./execute";
 
@@ -39,6 +40,7 @@ describe("write-back execution on the local forge", () => {
     expect(wb.approvedBy).toMatch(/@example\.test$/);
     expect(wb.artifactDigest).toMatch(/^sha256:/);
     expect((await db().approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("executed");
+    await runReactions(); // the run settles in the approval.decided job
     expect((await db().agentDispatchRun.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("succeeded");
     const rerun = await db().$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM graphile_worker._private_jobs WHERE key = ${`rerun:${wb.id}`}`;
     expect(rerun[0]?.n).toBe(1);
@@ -90,6 +92,7 @@ describe("write-back execution on the local forge", () => {
     // Running the job again records nothing and notifies nobody.
     expect(await executeWriteBack({ db: db(), forgeFor: localForgeFor(repo.dataDir), approvalId })).toMatchObject({ outcome: "already_recorded" });
     expect(await db().notification.count({ where: { runId: run.id } })).toBe(1);
+    await runReactions(); // the run settles in the approval.decided job
     expect((await db().agentDispatchRun.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("failed");
     await expect(retryWriteBack({ db: db(), actor: { userId: m.id, label: m.email }, writeBackId: wb.id, role: "viewer" })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await retryWriteBack({ db: db(), actor: { userId: m.id, label: m.email }, writeBackId: wb.id, role: "maintainer" });
@@ -118,6 +121,7 @@ describe("write-back execution on the local forge", () => {
     const out = await executeWriteBack({ db: db(), forgeFor: localForgeFor(repo.dataDir), writeBackId: res.writeBackId });
     expect(out).toMatchObject({ outcome: "succeeded", externalRef: await resolveRevision(repo.repoPath, "main") });
     expect(await commitsOn(repo.repoPath)).toBe(2);
+    await runReactions(); // the run settles in the approval.decided job
     expect((await db().agentDispatchRun.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("succeeded");
   });
 

@@ -6,7 +6,7 @@ import { enqueue } from "@/server/queue/enqueue";
 import { type AuditActor, recordAudit } from "../audit";
 import { zLabelChange } from "../approvals/schemas";
 import { patchToPush } from "../approvals/push-protection";
-import { settleRun } from "../approvals/settle-run";
+import { enqueueSettle, transitionApproval } from "../approvals/transition";
 import { askForReviewAgainAfterPush } from "../fixloop/review-again";
 import { appendRunEvents } from "../events/append";
 import { notifyWriteBackFailed } from "./notify-failure";
@@ -126,7 +126,10 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
       const repository = { repositoryId: wb.run.repositoryId, repository: wb.run.repository.fullName, pullRequestId: wb.run.pullRequestId };
       await notifyWriteBackFailed(tx, { id: wb.id, runId: wb.runId, kind: wb.kind, approvalId: wb.approvalId, ...repository }, failure, completedAt);
     }
-    if (wb.approvalId) await tx.approvalRequest.update({ where: { id: wb.approvalId }, data: { status: result ? "executed" : "failed" } });
+    // The approval follows its write-back (approval.decided settles the run); one without an
+    // approval (a repository exception) asks for the settling itself.
+    const followed = wb.approvalId ? await transitionApproval(tx, { approval: { id: wb.approvalId, runId: wb.runId, status: "approved" }, to: result ? "executed" : "failed" }) : false;
+    if (!followed) await enqueueSettle(tx, { runId: wb.runId });
     // The forge's answer is the truth (a person may have labelled the PR meanwhile).
     if (prLabels) await tx.pullRequest.updateMany({ where: { repositoryId: wb.run.repositoryId, number: prLabels.prNumber }, data: { labels: prLabels.labels } });
     await appendRunEvents({
@@ -145,7 +148,6 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
     }
     // A fix run's pushed patch asks for review again: the fix-forward loop's next round.
     if (result) await askForReviewAgainAfterPush(tx, { runId: wb.runId, writeBackId: wb.id, kind: wb.kind });
-    await settleRun(tx, wb.runId, now());
     return true;
   });
   if (!recorded) return { writeBackId: wb.id, outcome: "already_recorded", externalRef: result?.externalRef ?? null, reconciled };
@@ -178,7 +180,7 @@ export async function retryWriteBack(opts: { db: Db; actor: AuditActor; writeBac
     const run = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: wb.runId }, select: { repositoryId: true } });
     await refuseSupersededLabelChange(tx, { id: opts.writeBackId, ...wb, repositoryId: run.repositoryId });
     await tx.writeBack.update({ where: { id: opts.writeBackId }, data: { outcome: "pending", error: null, completedAt: null } });
-    if (wb.approvalId) await tx.approvalRequest.update({ where: { id: wb.approvalId }, data: { status: "approved" } });
+    if (wb.approvalId) await transitionApproval(tx, { approval: { id: wb.approvalId, runId: wb.runId, status: "failed" }, to: "approved" });
     await recordAudit(tx, { actor: opts.actor, action: "writeback.retry", objectType: "WriteBack", objectId: opts.writeBackId, repositoryId: run.repositoryId, detail: { runId: wb.runId } });
     await enqueue(tx, "writeback.execute", { writeBackId: opts.writeBackId }, { jobKey: `writeback-retry:${opts.writeBackId}:${Date.now()}` });
     return { writeBackId: opts.writeBackId };

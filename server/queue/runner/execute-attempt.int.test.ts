@@ -8,6 +8,7 @@ import { createUser } from "@/server/testing/factories";
 import { createExecRun, createLocalRepository, createPool, createStack, drain, scriptedSpec, testWorkerContext } from "../testing/fixtures";
 import { dispatchRunTask } from "../tasks/dispatch-run";
 import { executeWriteBackTask } from "../tasks/execute-write-back";
+import { runReactions } from "../testing/reactions";
 
 const scenario = getBuiltInScenario("sum-off-by-one")!;
 const files = scenario.assumes!.files;
@@ -98,6 +99,7 @@ describe("run.dispatch: admission and attempt execution", () => {
     await executeWriteBackTask({ writeBackId: wb.id }, ctx);
     const { resolveRevision } = await import("@/server/forges/local/repositories");
     expect((await db.writeBack.findUniqueOrThrow({ where: { id: wb.id } })).externalRef).toBe(await resolveRevision(local.repoPath, "main"));
+    await runReactions(); // the run settles in the approval.decided job
     expect((await db.agentDispatchRun.findUniqueOrThrow({ where: { id: r.id } })).status).toBe("succeeded");
   });
 

@@ -8,6 +8,7 @@ import { executeWriteBackTask } from "./execute-write-back";
 import { escalateFixLoopTask, launchFixRunTask, reviewAgainTask } from "./fix-loop";
 import { deliverNotificationTask } from "./deliver-notification";
 import { reapAttemptsTask } from "./reap-attempts";
+import { approvalDecidedTask, runEndedTask } from "./reactions";
 import { runCheckTask } from "./run-check";
 import { triageRerunTask } from "./triage-rerun";
 
@@ -27,6 +28,8 @@ export function createTaskList(ctx: WorkerContext): TaskList {
     "fixloop.review": (payload) => reviewAgainTask(payload, ctx),
     "notification.deliver": (payload) => deliverNotificationTask(payload, ctx),
     "triage.rerun": (payload) => triageRerunTask(payload, ctx),
+    "run.ended": (payload) => runEndedTask(payload, ctx),
+    "approval.decided": (payload) => approvalDecidedTask(payload, ctx),
   };
   return tasks;
 }
