@@ -1,4 +1,5 @@
 import { createCallerFactory, router } from "./init";
+import { apiTokensRouter } from "./routers/api-tokens";
 import { approvalsRouter } from "./routers/approvals";
 import { auditRouter } from "./routers/audit";
 import { fixLoopsRouter } from "./routers/fix-loops";
@@ -32,6 +33,7 @@ export const appRouter = router({
   triage: triageRouter,
   users: usersRouter,
   invitation: invitationRouter,
+  apiTokens: apiTokensRouter,
 });
 
 export type AppRouter = typeof appRouter;
