@@ -67,11 +67,15 @@ export const restRoutes: RestRoute[] = [
   },
   { method: "POST", path: "/approvals/{approvalId}/reject", summary: "Reject a write-back with a reason", tag: "approvals", procedure: "approvals.reject" },
 
+  { method: "GET", path: "/stacks/export", summary: "Every stack (not archived) as a file: name, description, spec", tag: "stacks", procedure: "configFiles.exportStacks" },
+  { method: "POST", path: "/stacks/apply", summary: "Plan (`dryRun`, the default) or apply a stacks file; unchanged stacks are not saved", tag: "stacks", procedure: "configFiles.applyStacks" },
   { method: "GET", path: "/stacks", summary: "List agent stacks", tag: "stacks", procedure: "stacks.list" },
   { method: "GET", path: "/stacks/{stackId}", summary: "Show a stack with its current spec", tag: "stacks", procedure: "stacks.byId" },
   { method: "POST", path: "/stacks", summary: "Create a stack", tag: "stacks", procedure: "stacks.create" },
   { method: "PUT", path: "/stacks/{stackId}", summary: "Save a new version of a stack (`expectedVersion` guards against lost updates)", tag: "stacks", procedure: "stacks.update" },
 
+  { method: "GET", path: "/triggers/export", summary: "The trigger rules you can see as a file", tag: "triggers", procedure: "configFiles.exportTriggers" },
+  { method: "POST", path: "/triggers/apply", summary: "Plan (`dryRun`, the default) or apply a trigger-rules file; unchanged rules are not saved", tag: "triggers", procedure: "configFiles.applyTriggers" },
   { method: "GET", path: "/triggers", summary: "List trigger rules", tag: "triggers", procedure: "triggers.list" },
   { method: "GET", path: "/triggers/{ruleId}", summary: "Show a trigger rule", tag: "triggers", procedure: "triggers.byId" },
   { method: "POST", path: "/triggers", summary: "Create a trigger rule", tag: "triggers", procedure: "triggers.create" },

@@ -2,6 +2,7 @@ import { createCallerFactory, router } from "./init";
 import { apiTokensRouter } from "./routers/api-tokens";
 import { approvalsRouter } from "./routers/approvals";
 import { auditRouter } from "./routers/audit";
+import { configFilesRouter } from "./routers/config-files";
 import { fixLoopsRouter } from "./routers/fix-loops";
 import { metricsRouter } from "./routers/metrics";
 import { notificationsRouter } from "./routers/notifications";
@@ -34,6 +35,7 @@ export const appRouter = router({
   users: usersRouter,
   invitation: invitationRouter,
   apiTokens: apiTokensRouter,
+  configFiles: configFilesRouter,
 });
 
 export type AppRouter = typeof appRouter;
