@@ -13,9 +13,7 @@ import { createStack, specOf, updateStack } from "../stacks/stacks-service";
 // saves nothing; a change is saved as the next version through the stacks service, with its
 // permission checks and its guard against a version saved in between.
 
-export const zStacksFile = z.object({
-  stacks: z.array(z.unknown()).max(200),
-});
+export const zStacksFile = z.object({ stacks: z.array(zStackInput).max(200) });
 
 export type FileChange = { path: string; before: string | null; after: string | null };
 export type PlanEntry = { name: string; action: "create" | "update" | "unchanged"; changes: FileChange[]; version: number | null };
@@ -31,14 +29,7 @@ const asChange = (c: SpecChange): FileChange => ({ path: `spec.${c.path}`, befor
 
 export async function applyStacksFile(opts: { db: Db; actor: ConfigActor; document: unknown; dryRun: boolean }) {
   const file = parseInput(zStacksFile, opts.document);
-  const desired = file.stacks.map((entry, i) => {
-    const parsed = zStackInput.safeParse(entry);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new AppError("UNPROCESSABLE", `stacks[${i}].${issue.path.join(".")}: ${issue.message}`, { reason: "invalid_file" });
-    }
-    return parsed.data;
-  });
+  const desired = file.stacks;
   const names = desired.map((d) => d.name);
   if (new Set(names).size !== names.length) throw new AppError("UNPROCESSABLE", "The file names a stack twice.", { reason: "invalid_file" });
 

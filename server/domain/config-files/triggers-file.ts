@@ -4,7 +4,7 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { ConfigActor } from "../repositories/access";
 import { parseInput } from "../repositories/input";
-import { zTriggerRuleInput } from "../triggers/forms/schemas";
+import { zTriggerRuleFields, zTriggerRuleInput } from "../triggers/forms/schemas";
 import { createTriggerRule, updateTriggerRule } from "../triggers/rules-service";
 import type { FileChange, PlanEntry } from "./stacks-file";
 
@@ -15,11 +15,11 @@ import type { FileChange, PlanEntry } from "./stacks-file";
 
 const FIELDS = ["kind", "workflow", "job", "step", "branchGlob", "pathFilters", "failureSignature", "taskKind", "action", "alsoFire", "enabled"] as const;
 
-const zFileRule = z.object({
-  name: z.string().max(120),
-  repository: z.string().max(300).nullable().default(null),
-  stack: z.string().max(80),
-}).loose();
+/** A rule in a file: the form's fields, with the repository and stack by name; match keys may be left out. */
+const zFileRule = zTriggerRuleFields
+  .omit({ repositoryId: true, stackId: true })
+  .partial({ workflow: true, job: true, step: true, branchGlob: true, pathFilters: true, failureSignature: true, alsoFire: true })
+  .extend({ repository: z.string().max(300).nullable().default(null), stack: z.string().max(80) });
 
 export const zTriggersFile = z.object({ triggers: z.array(zFileRule).max(500) });
 
@@ -52,7 +52,8 @@ export async function applyTriggersFile(opts: { db: Db; actor: ConfigActor; docu
     if (repo === undefined) throw new AppError("UNPROCESSABLE", `triggers[${i}]: no repository ${t.repository} that you can see.`, { reason: "invalid_file" });
     const stack = stacks.find((s) => s.name === t.stack);
     if (!stack) throw new AppError("UNPROCESSABLE", `triggers[${i}]: no stack named ${t.stack}.`, { reason: "invalid_file" });
-    const parsed = zTriggerRuleInput.safeParse({ workflow: null, job: null, step: null, branchGlob: null, pathFilters: [], failureSignature: null, ...t, repositoryId: repo?.id ?? null, stackId: stack.id });
+    const { repository: _r, stack: _s, ...fields } = t;
+    const parsed = zTriggerRuleInput.safeParse({ workflow: null, job: null, step: null, branchGlob: null, pathFilters: [], failureSignature: null, ...fields, repositoryId: repo?.id ?? null, stackId: stack.id });
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       throw new AppError("UNPROCESSABLE", `triggers[${i}].${issue.path.join(".")}: ${issue.message}`, { reason: "invalid_file" });
