@@ -1,8 +1,8 @@
 import { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
-import { repositoryRole, roleAtLeast, type SessionUser } from "@/server/auth/roles";
+import type { SessionUser } from "@/server/auth/roles";
 import { authenticateApiToken, recordTokenUse } from "@/server/domain/api-tokens/tokens";
-import { textStream, transcriptJsonl, transcriptMarkdown } from "@/server/domain/runs/export";
+import { transcriptExportResponse } from "@/server/domain/runs/export";
 import { readBodyLimited } from "@/server/domain/ingest/read-body";
 import { getDb, type PrismaClient } from "@/server/db";
 import { env } from "@/server/env";
@@ -113,14 +113,5 @@ async function custom(req: Request, handler: NonNullable<RestRoute["handler"]>, 
     return json({ user: { id: user.id, name: user.name }, token: { id: token.tokenId, name: token.name, kind: token.kind, role: token.role, repositoryIds: token.repositoryIds } });
   }
   if (handler === "eventStream") return runEventsResponse(req, params.runId!, { ...deps.stream, db: deps.db, user: async () => user });
-  // The exports: the same check as runs.events (viewer on the run's repository).
-  const run = await deps.db.agentDispatchRun.findUnique({ where: { id: params.runId! }, select: { id: true, number: true, title: true, status: true, repositoryId: true } });
-  if (!run) return problem(404, "NOT_FOUND", "No such run.");
-  if (!roleAtLeast(await repositoryRole(deps.db, user, run.repositoryId), "viewer")) return problem(403, "FORBIDDEN", "You have no role on this repository.");
-  const [body, type, ext] =
-    handler === "transcriptJsonl" ? [transcriptJsonl(deps.db, run.id), "application/x-ndjson", "jsonl"] : [transcriptMarkdown(deps.db, run), "text/markdown; charset=utf-8", "md"];
-  const download = new URL(req.url).searchParams.get("download") === "1";
-  return new Response(textStream(body), {
-    headers: { ...noStore, "Content-Type": type, "X-Content-Type-Options": "nosniff", ...(download ? { "Content-Disposition": `attachment; filename="run-${run.number}.${ext}"` } : {}) },
-  });
+  return transcriptExportResponse({ db: deps.db, user, runId: params.runId!, format: handler === "transcriptJsonl" ? "jsonl" : "md", download: new URL(req.url).searchParams.get("download") === "1" });
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { GET as consoleExport } from "@/app/api/runs/[runId]/transcript/route";
 import { POST as trpcPost } from "@/app/api/trpc/[trpc]/route";
 import { getAuth } from "@/server/auth";
 import type { SessionUser } from "@/server/auth/roles";
@@ -64,7 +65,7 @@ describe("REST tokens and scopes", () => {
     expect((await rest(`${made.token}x`, "GET", "/runs")).status).toBe(401);
   });
 
-  it("a viewer-role token of a maintainer cannot approve, cancel or retry; a maintainer token approves", async () => {
+  it("a viewer-role token of a maintainer cannot approve or cancel; a maintainer token approves", async () => {
     const owner = await createUser();
     const repo = await createPatchRepository([[owner, "maintainer"]]);
     const { approvalId, artifact } = await createPatchApproval({ repo });
@@ -171,6 +172,27 @@ describe("REST input and export", () => {
     const md = await (await rest(token, "GET", `/runs/${run.id}/transcript.md`)).text();
     expect(md).toContain(`# Run #${run.number}`);
     expect(md).toContain("````markdown\nline 0\n```nested fence``` é 🙂\n````");
+  });
+});
+
+describe("the console's export and raw view", () => {
+  it("takes the session cookie, not a token, and shows the raw JSON lines as text", async () => {
+    const owner = await createUser();
+    const repo = await createRepository({ members: [[owner, "viewer"]] });
+    const run = await createRun({ repositoryId: repo.id, status: "running" });
+    await appendRunEvents({ db, runId: run.id, events: [{ type: "log", payload: { stream: "stdout", text: "<script>alert(1)</script>" } }] });
+    const get = (headers: Record<string, string>, query = "format=jsonl") =>
+      consoleExport(new Request(`${origin}/api/runs/${run.id}/transcript?${query}`, { headers }), { params: Promise.resolve({ runId: run.id }) });
+    const raw = await get({ cookie: await cookieFor(owner) });
+    expect(raw.status).toBe(200);
+    expect(raw.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(raw.headers.get("content-security-policy")).toContain("sandbox");
+    expect(JSON.parse((await raw.text()).trim()).payload.text).toBe("<script>alert(1)</script>");
+    const md = await get({ cookie: await cookieFor(owner) }, "format=md&download=1");
+    expect(md.headers.get("content-disposition")).toBe(`attachment; filename="run-${run.number}.md"`);
+    expect((await get({ authorization: `Bearer ${await tokenFor(owner, [repo.id])}` })).status).toBe(401);
+    const stranger = await createUser();
+    expect((await get({ cookie: await cookieFor(stranger) })).status).toBe(403);
   });
 });
 

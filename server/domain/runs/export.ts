@@ -1,3 +1,4 @@
+import { repositoryRole, roleAtLeast, type SessionUser } from "@/server/auth/roles";
 import type { Db } from "@/server/db";
 import { listRunEvents, type TranscriptEvent } from "./transcript";
 
@@ -69,6 +70,32 @@ export function textStream(chunks: AsyncIterable<string>): ReadableStream<Uint8A
     },
     async cancel() {
       await it.return?.();
+    },
+  });
+}
+
+export type ExportFormat = "jsonl" | "md";
+
+/**
+ * The export as an HTTP answer, for whoever may read the run (viewer on its repository): the
+ * REST API's (token) and the console's (session) routes both answer with this. `download` makes
+ * it an attachment; without it the JSONL is the raw view, shown as text.
+ */
+export async function transcriptExportResponse(opts: { db: Db; user: SessionUser; runId: string; format: ExportFormat; download: boolean; rawAsText?: boolean }): Promise<Response> {
+  const refuse = (status: number, message: string) => Response.json({ error: { message } }, { status, headers: { "Cache-Control": "no-store" } });
+  const run = await opts.db.agentDispatchRun.findUnique({ where: { id: opts.runId }, select: { id: true, number: true, title: true, status: true, repositoryId: true } });
+  if (!run) return refuse(404, "No such run.");
+  if (!roleAtLeast(await repositoryRole(opts.db, opts.user, run.repositoryId), "viewer")) return refuse(403, "You have no role on this repository.");
+  const body = opts.format === "jsonl" ? transcriptJsonl(opts.db, run.id) : transcriptMarkdown(opts.db, run);
+  const type = opts.format === "jsonl" ? (opts.rawAsText ? "text/plain; charset=utf-8" : "application/x-ndjson") : "text/markdown; charset=utf-8";
+  return new Response(textStream(body), {
+    headers: {
+      "Cache-Control": "no-store",
+      "Content-Type": type,
+      "X-Content-Type-Options": "nosniff",
+      // Agent output is never run as a page, whatever it contains.
+      "Content-Security-Policy": "default-src 'none'; sandbox",
+      ...(opts.download ? { "Content-Disposition": `attachment; filename="run-${run.number}.${opts.format}"` } : {}),
     },
   });
 }
