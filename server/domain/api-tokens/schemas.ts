@@ -14,6 +14,5 @@ export const zCreateApiTokenInput = z.object({
   /** Days until it stops working; absent: until revoked. */
   expiresInDays: z.int().min(1).max(366).optional(),
 });
-export type CreateApiTokenInput = z.infer<typeof zCreateApiTokenInput>;
 
 export const zApiTokenIdInput = z.object({ tokenId: zId });
