@@ -79,7 +79,8 @@ describe("REST tokens and scopes", () => {
 
     const maintainerToken = await tokenFor(owner, [repo.repository.id], "maintainer");
     const stale = await rest(maintainerToken, "POST", `/approvals/${approvalId}/approve`, { artifactDigest: "sha256:0000", headSha: repo.sha });
-    expect(stale.status).toBeGreaterThanOrEqual(400);
+    expect(stale.status).toBe(412);
+    expect((await stale.json()).error.reason).toBe("stale");
     expect((await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("pending");
     const approved = await rest(maintainerToken, "POST", `/approvals/${approvalId}/approve`, { artifactDigest: artifact.digest, headSha: repo.sha });
     expect(approved.status).toBe(200);
