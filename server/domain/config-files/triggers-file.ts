@@ -24,6 +24,7 @@ const zFileRule = zTriggerRuleFields
 export const zTriggersFile = z.object({ triggers: z.array(zFileRule).max(500) });
 
 const asActorUser = (actor: ConfigActor) => ({ ...actor, name: "" });
+const pick = <T, K extends keyof T>(o: T, keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, o[k]])) as Pick<T, K>;
 const show = (v: unknown) => (v === null || v === undefined ? null : typeof v === "string" ? v : JSON.stringify(v));
 
 export async function exportTriggers(db: Db, actor: ConfigActor) {
@@ -34,7 +35,7 @@ export async function exportTriggers(db: Db, actor: ConfigActor) {
     include: { repository: { select: { fullName: true } }, stack: { select: { name: true } } },
   });
   return {
-    triggers: rules.map((r) => ({ name: r.name, repository: r.repository?.fullName ?? null, stack: r.stack.name, ...Object.fromEntries(FIELDS.map((f) => [f, r[f]])) })),
+    triggers: rules.map((r) => ({ name: r.name, repository: r.repository?.fullName ?? null, stack: r.stack.name, ...pick(r, FIELDS) })),
   };
 }
 
