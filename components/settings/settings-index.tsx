@@ -29,6 +29,12 @@ export function SettingsIndex() {
           <p className="text-xs text-zinc-500">Accounts are by invitation: invite people by link or create their accounts, and give roles.</p>
         </Card>
       )}
+      <Card as="section" aria-label="API tokens">
+        <h2 className="text-sm font-semibold">
+          <Link href="/settings/tokens" className="text-indigo-700 hover:underline dark:text-indigo-400">API tokens</Link>
+        </h2>
+        <p className="text-xs text-zinc-500">Tokens for the REST API and the <code>airlock</code> CLI, scoped to repositories and a role; shown once, revocable.</p>
+      </Card>
       <Card as="section" aria-label="Runner pools and grants">
         <h2 className="text-sm font-semibold">
           <Link href="/settings/pools" className="text-indigo-700 hover:underline dark:text-indigo-400">Runner pools, service accounts and grants</Link>

@@ -33,6 +33,8 @@ function searchStatus(s: SearchState, position: number): string {
 }
 
 type ToolbarProps = {
+  /** The run, for the export links. */
+  runId: string;
   connection: Connection;
   loaded: number;
   total: number;
@@ -44,6 +46,20 @@ type ToolbarProps = {
   onLatest: () => void;
   onHelp: () => void;
 };
+
+const exportLink = "rounded px-1.5 py-0.5 text-xs text-indigo-700 hover:underline dark:text-indigo-400";
+
+/** The transcript as files (every event, not only the loaded window) and the raw JSON lines. */
+function ExportLinks({ runId }: { runId: string }) {
+  const href = (query: string) => `/api/runs/${encodeURIComponent(runId)}/transcript?${query}`;
+  return (
+    <span className="flex items-center" aria-label="Export the transcript">
+      <a className={exportLink} href={href("format=jsonl")} target="_blank" rel="noopener">Raw</a>
+      <a className={exportLink} href={href("format=jsonl&download=1")} download>JSONL</a>
+      <a className={exportLink} href={href("format=md&download=1")} download>Markdown</a>
+    </span>
+  );
+}
 
 export const TranscriptToolbar = forwardRef<HTMLInputElement, ToolbarProps>(function TranscriptToolbar(p, searchRef) {
   const c = connectionLabel[p.connection];
@@ -105,6 +121,7 @@ export const TranscriptToolbar = forwardRef<HTMLInputElement, ToolbarProps>(func
           ?
         </Button>
       </span>
+      <ExportLinks runId={p.runId} />
     </div>
   );
 });

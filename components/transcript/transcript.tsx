@@ -214,6 +214,7 @@ export function Transcript(props: { runId: string; initial: WireEvent[]; lastEve
     <section aria-label="Transcript and live events" className="flex h-full min-h-0 flex-col">
       <TranscriptToolbar
         ref={searchRef}
+        runId={runId}
         connection={t.connection}
         loaded={store.size}
         total={Math.max(store.knownLastSeq, store.size)}

@@ -3,7 +3,7 @@ import superjson from "superjson";
 import { z } from "zod";
 import type { RepoRole } from "@/server/db";
 import { getDb, type PrismaClient } from "@/server/db";
-import { repositoryRole, roleAtLeast, type SessionUser } from "@/server/auth/roles";
+import { repositoryRole, roleAtLeast, visibleRepositoryIds, type SessionUser } from "@/server/auth/roles";
 import { AppError, type AppErrorCode } from "@/server/errors";
 import { describeTextProblem, findTextProblem } from "@/server/lib/text-boundary";
 import { zId } from "@/server/lib/ids";
@@ -125,7 +125,8 @@ export const adminProcedure = protectedProcedure.use(({ ctx, next }) => {
  * its own profile and nothing else.
  */
 export const memberProcedure = protectedProcedure.use(async ({ ctx, next }) => {
-  if (!ctx.user.isAdmin && (await ctx.db.membership.count({ where: { userId: ctx.user.id }, take: 1 })) === 0) {
+  const visible = await visibleRepositoryIds(ctx.db, ctx.user);
+  if (visible !== "all" && visible.length === 0) {
     throw new TRPCError({ code: "FORBIDDEN", message: "You have no role on any repository yet: ask an Airlock admin for one." });
   }
   return next();

@@ -1,6 +1,8 @@
 import { createCallerFactory, router } from "./init";
+import { apiTokensRouter } from "./routers/api-tokens";
 import { approvalsRouter } from "./routers/approvals";
 import { auditRouter } from "./routers/audit";
+import { configFilesRouter } from "./routers/config-files";
 import { fixLoopsRouter } from "./routers/fix-loops";
 import { metricsRouter } from "./routers/metrics";
 import { notificationsRouter } from "./routers/notifications";
@@ -32,6 +34,8 @@ export const appRouter = router({
   triage: triageRouter,
   users: usersRouter,
   invitation: invitationRouter,
+  apiTokens: apiTokensRouter,
+  configFiles: configFilesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,5 +1,5 @@
 import type { Db, RepoRole } from "@/server/db";
-import { repositoryRole, roleAtLeast, type SessionUser } from "@/server/auth/roles";
+import { repositoryRole, repositoryRoles, roleAtLeast, type SessionUser } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
 import type { AuditActor } from "../audit";
 
@@ -8,7 +8,7 @@ import type { AuditActor } from "../audit";
 // routers check the simple cases first; these keep the domain safe when called from elsewhere.
 
 /** Who is changing configuration: the signed-in user. */
-export type ConfigActor = Pick<SessionUser, "id" | "email" | "isAdmin">;
+export type ConfigActor = Pick<SessionUser, "id" | "email" | "isAdmin" | "apiToken">;
 
 export const auditActorOf = (actor: ConfigActor): AuditActor => ({ userId: actor.id, label: actor.email });
 
@@ -34,7 +34,7 @@ export async function requireRepositoryRoleOf(db: Db, actor: ConfigActor, reposi
 
 /** Repositories where the actor is at least `min` ("all" for a global admin). */
 export async function repositoriesWithRole(db: Db, actor: ConfigActor, min: RepoRole): Promise<string[] | "all"> {
-  if (actor.isAdmin) return "all";
-  const rows = await db.membership.findMany({ where: { userId: actor.id }, select: { repositoryId: true, role: true } });
+  const rows = await repositoryRoles(db, actor);
+  if (rows === "all") return "all";
   return rows.filter((r) => roleAtLeast(r.role, min)).map((r) => r.repositoryId);
 }

@@ -1,7 +1,7 @@
 import type { Db } from "@/server/db";
 import { repositoryRole, roleAtLeast, visibleRepositoryIds } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
-import type { ConfigActor } from "../repositories/access";
+import { repositoriesWithRole, type ConfigActor } from "../repositories/access";
 
 // What the triggers pages show: the rules a user can see (their repositories' and the global
 // ones), whether they may change each, and the choices the form offers.
@@ -32,11 +32,7 @@ export async function listTriggerRules(opts: { db: Db; actor: ConfigActor }) {
     orderBy: [{ kind: "asc" }, { name: "asc" }, { id: "asc" }],
     include: ruleInclude,
   });
-  const maintained = opts.actor.isAdmin
-    ? "all"
-    : (await opts.db.membership.findMany({ where: { userId: opts.actor.id, role: { in: ["maintainer", "admin"] } }, select: { repositoryId: true } })).map(
-        (m) => m.repositoryId,
-      );
+  const maintained = await repositoriesWithRole(opts.db, opts.actor, "maintainer");
   return {
     rules: rules.map((r) => ({
       ...r,
