@@ -139,7 +139,8 @@ export async function applyInstallationDelivery(opts: {
     out.disabled.length ? `disabled ${out.disabled.join(", ")}` : null,
     out.refused.length ? `refused ${out.refused.join("; ")}` : null,
   ].filter(Boolean);
-  if (parts.length === 0) return { ...out, outcome: "ignored", detail: `installation ${installationId} ${p.action}: no repository changed` };
+  const changed = out.registered.length + out.updated.length + out.disabled.length > 0;
+  if (!changed) return { ...out, outcome: "ignored", detail: `installation ${installationId} ${p.action}: no repository changed${parts.length ? `; ${parts.join("; ")}` : ""}`.slice(0, 2000) };
   return { ...out, detail: `installation ${installationId} ${p.action}: ${parts.join("; ")}`.slice(0, 2000) };
 }
 

@@ -30,6 +30,9 @@ export type GithubClientOptions = {
   now?: () => number;
 };
 
+// Octokit logs every failed request to the console; Airlock reports errors where they are handled.
+const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+
 /** Minted tokens are reused until this long before their expiry. */
 const REFRESH_MARGIN_MS = 5 * 60 * 1000;
 
@@ -67,7 +70,7 @@ function appAuthFor(app: GithubAppCredentials, baseUrl: string | null | undefine
     appId: app.appId,
     privateKey: app.privateKey,
     cache,
-    request: new Octokit({ ...(baseUrl ? { baseUrl } : {}) }).request,
+    request: new Octokit({ ...(baseUrl ? { baseUrl } : {}), log: silent }).request,
   });
   appAuths.set(key, { auth, clock });
   return auth;
@@ -95,8 +98,9 @@ export function githubClient(opts: GithubClientOptions): GithubClient {
           authStrategy: () => repositoryScoped(() => installationToken({ app: auth.app, installationId: auth.installationId, repository: auth.repository, baseUrl: opts.baseUrl, now: opts.now })),
         }),
     throttle: { enabled: opts.throttle !== false, onRateLimit: onLimit, onSecondaryRateLimit: onLimit },
-    retry: { retries: 2 },
-    log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    // Rate limits (403/429) are the throttling plugin's; the retry plugin takes 5xx and network errors.
+    retry: { retries: 2, doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] },
+    log: silent,
   });
 }
 
