@@ -13,6 +13,7 @@ import { evaluateDelivery } from "@/server/domain/evaluation/evaluate";
 import { receiveGithubWebhook } from "@/server/domain/ingest/delivery/receive-github";
 import { prismaSql } from "@/server/domain/ingest/delivery/sql";
 import { failedWorkflowJob, installationEvent, installationRepositoriesEvent, signedRequest, type Delivery } from "@/server/domain/ingest/fixtures/deliveries";
+import { forgeResolver } from "@/server/domain/writebacks/forges";
 import { githubClient, installationToken } from "@/server/forges/github/client";
 import { startFakeGithub, type FakeGithub } from "@/server/forges/github/testing/fake-github";
 import type { FakeApp } from "@/server/forges/github/testing/fake-github-apps";
@@ -197,6 +198,23 @@ describe("installation events", () => {
 });
 
 describe("installation tokens and rate limits", () => {
+  it("write-backs to an installed repository use its installation token; without one, the personal token or a clear refusal", async () => {
+    const app = await withApp();
+    const owner = `wb${++n}`;
+    fake.createRepository(`${owner}/svc`, { branch: "main", files: { a: "1" } });
+    const installation = fake.apps.install({ appId: app.id, account: owner, repositories: [`${owner}/svc`] });
+    await processDelivery((await deliver(installationEvent({ action: "created", installationId: installation.id, appId: app.id, account: owner, repositories: [{ id: 20_000_000 + n, fullName: `${owner}/svc` }] }), { secret: app.webhookSecret })).deliveryId);
+    const creds = await loadGithubAppCredentials(db, key);
+    const forge = forgeResolver(db, { dataDir: "/nonexistent", ciTimeoutMs: 1000, githubApp: creds, githubApiUrl: fake.url })({ fullName: `${owner}/svc`, forge: "github" });
+    const head = await forge.branchHead(`${owner}/svc`, "main");
+    expect(head).toBe(fake.branchHead(`${owner}/svc`, "main"));
+    const used = fake.requests.filter((r) => r.path === `/repos/${owner}/svc/git/ref/heads%2Fmain`).at(-1)?.authorization;
+    expect(used).toMatch(/^token ghs_/);
+    // A GitHub repository no installation covers, and no personal token.
+    await db.repository.create({ data: { fullName: `${owner}/pat-only`, forge: "github", cloneUrl: "x" } });
+    await expect(forge.branchHead(`${owner}/pat-only`, "main")).rejects.toThrow(/No GitHub App installation covers/);
+  });
+
   it("mints a token scoped to the repository, reuses it, and mints another once it expires", async () => {
     const app = fake.apps.createApp({ name: "Tokens", owner: "acme" });
     const owner = `tok${++n}`;

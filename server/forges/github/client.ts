@@ -16,7 +16,9 @@ export type GithubAppCredentials = { appId: number | string; privateKey: string 
 
 export type GithubAuth =
   | { kind: "token"; token: string }
-  | { kind: "installation"; app: GithubAppCredentials; installationId: number | string; repository: string };
+  | { kind: "installation"; app: GithubAppCredentials; installationId: number | string; repository: string }
+  /** Decided per request (which installation covers the repository is read at call time). */
+  | { kind: "resolved"; token: () => Promise<string> };
 
 export type GithubClientOptions = {
   auth: GithubAuth;
@@ -94,9 +96,11 @@ export function githubClient(opts: GithubClientOptions): GithubClient {
     ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
     ...(auth.kind === "token"
       ? { auth: auth.token }
-      : {
-          authStrategy: () => repositoryScoped(() => installationToken({ app: auth.app, installationId: auth.installationId, repository: auth.repository, baseUrl: opts.baseUrl, now: opts.now })),
-        }),
+      : auth.kind === "resolved"
+        ? { authStrategy: () => repositoryScoped(async () => ({ token: await auth.token() })) }
+        : {
+            authStrategy: () => repositoryScoped(() => installationToken({ app: auth.app, installationId: auth.installationId, repository: auth.repository, baseUrl: opts.baseUrl, now: opts.now })),
+          }),
     throttle: { enabled: opts.throttle !== false, onRateLimit: onLimit, onSecondaryRateLimit: onLimit },
     // Rate limits (403/429) are the throttling plugin's; the retry plugin takes 5xx and network errors.
     retry: { retries: 2, doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] },
