@@ -1,6 +1,8 @@
 import { createCallerFactory, router } from "./init";
 import { approvalsRouter } from "./routers/approvals";
 import { auditRouter } from "./routers/audit";
+import { deliveriesRouter } from "./routers/deliveries";
+import { githubAppRouter } from "./routers/github-app";
 import { fixLoopsRouter } from "./routers/fix-loops";
 import { metricsRouter } from "./routers/metrics";
 import { notificationsRouter } from "./routers/notifications";
@@ -32,6 +34,8 @@ export const appRouter = router({
   triage: triageRouter,
   users: usersRouter,
   invitation: invitationRouter,
+  deliveries: deliveriesRouter,
+  githubApp: githubAppRouter,
 });
 
 export type AppRouter = typeof appRouter;
