@@ -50,7 +50,7 @@ export async function loadGithubAppCredentials(db: Db, key: SealingKey): Promise
 export const zStartManifestInput = z.object({
   name: z.string().trim().min(1).max(34),
   /** Create the app under this organisation; absent: the person's own account. */
-  organization: z.string().trim().regex(/^[A-Za-z0-9-]{1,39}$/, "a GitHub organisation login").optional(),
+  organization: z.string().trim().max(39).regex(/^[A-Za-z0-9-]{1,39}$/, "a GitHub organisation login").optional(),
 });
 
 /** Step 1: a state (the CSRF guard GitHub hands back) and the manifest the browser posts to GitHub. */
