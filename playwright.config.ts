@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { defineConfig } from "@playwright/test";
 import { webServerCommand } from "./scripts/lib/web-server.mjs";
-import { E2E_METRICS_TOKEN } from "./e2e/metrics-token";
+import { E2E_METRICS_TOKEN, E2E_WEBHOOK_SECRET } from "./e2e/metrics-token";
 
 const PORT = Number(process.env.E2E_PORT ?? 3100);
 // Each spec under e2e/loop/ drives the whole loop on the demo repository (its check, its runs,
@@ -18,6 +18,8 @@ const serverEnv = {
   BETTER_AUTH_SECRET: "e2e-secret-not-for-production-0123456789",
   // Production refuses every metrics scrape without a token (e2e/console.spec.ts sends this one).
   AIRLOCK_METRICS_TOKEN: E2E_METRICS_TOKEN,
+  // Deliveries are signed as GitHub signs them (e2e/deliveries.spec.ts).
+  GITHUB_WEBHOOK_SECRET: E2E_WEBHOOK_SECRET,
   DATABASE_URL: "",
 };
 

@@ -33,6 +33,9 @@ const zEnv = z.object({
   /** tRPC mutations one account (or, signed out, one address) may make per minute. */
   AIRLOCK_MUTATION_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(300),
   GITHUB_WEBHOOK_SECRET: z.string().optional(),
+  // Seals secrets at rest (the GitHub App's key and secrets): 32 bytes, base64. Unset: the data
+  // folder's secret.key (created on first use, mode 0600).
+  AIRLOCK_SECRET_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "32 bytes in base64 (openssl rand -base64 32)").optional(),
   GITHUB_TOKEN: z.string().optional(),
   // GitHub's REST API root; set for GitHub Enterprise Server (https://HOST/api/v3).
   GITHUB_API_URL: z.string().url().optional(),

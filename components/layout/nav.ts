@@ -7,6 +7,7 @@ export const consoleNav = [
   { href: "/policies", label: "Policies", key: "p" },
   { href: "/metrics", label: "Metrics", key: "m" },
   { href: "/audit", label: "Audit", key: "l" },
+  { href: "/deliveries", label: "Deliveries", key: "d" },
   { href: "/settings", label: "Settings", key: "," },
 ] as const;
 

@@ -87,6 +87,11 @@ export function RunHeader({ run }: { run: RunDetailView }) {
         <Item label="Repository">{run.repository.fullName}</Item>
         <Item label="Source">
           <SourceObject run={run} />
+          {run.context.deliveryId && (
+            <Link href={`/deliveries?delivery=${encodeURIComponent(run.context.deliveryId)}`} className="ml-2 text-xs text-indigo-600 hover:underline dark:text-indigo-400">
+              delivery
+            </Link>
+          )}
         </Item>
         <Item label="Task">{`${taskKindLabel[run.taskKind] ?? run.taskKind} · ${run.source.replaceAll("_", " ")}`}</Item>
         <Item label="Agent stack">

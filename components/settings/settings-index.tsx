@@ -7,6 +7,7 @@ import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
+import { RegisterRepository } from "./register-repository";
 
 // Settings: each repository the user can see (policy at a glance, their role), and the runner
 // pools, service accounts and grants every run is admitted against.
@@ -35,6 +36,15 @@ export function SettingsIndex() {
         </h2>
         <p className="text-xs text-zinc-500">Tokens for the REST API and the <code>airlock</code> CLI, scoped to repositories and a role; shown once, revocable.</p>
       </Card>
+      {me.data?.isAdmin && (
+        <Card as="section" aria-label="GitHub">
+          <h2 className="text-sm font-semibold">
+            <Link href="/settings/github" className="text-indigo-700 hover:underline dark:text-indigo-400">GitHub App</Link>
+          </h2>
+          <p className="text-xs text-zinc-500">Create Airlock&apos;s GitHub App (or enter an existing one); its installations register repositories.</p>
+        </Card>
+      )}
+      {me.data?.isAdmin && <RegisterRepository />}
       <Card as="section" aria-label="Runner pools and grants">
         <h2 className="text-sm font-semibold">
           <Link href="/settings/pools" className="text-indigo-700 hover:underline dark:text-indigo-400">Runner pools, service accounts and grants</Link>
@@ -49,6 +59,7 @@ export function SettingsIndex() {
             <li key={r.id} className="flex flex-wrap items-center gap-3 px-3 py-2 text-sm">
               <Link href={`/settings/repositories/${r.id}`} className="font-medium text-indigo-700 hover:underline dark:text-indigo-400">{r.fullName}</Link>
               <Badge tone="muted">{r.forge}</Badge>
+              {r.disabledAt && <Badge tone="warning" title={r.disabledReason ?? undefined}>disabled</Badge>}
               <Badge tone="neutral">{r.role ?? "no role"}</Badge>
               <span className="text-xs text-zinc-500">
                 auto-run {r.autoRunOnFailedCheck ? "on" : "off"} · bot comments {r.botCommentsAllowed ? "allowed" : "off"} · {r.writeBackExceptions.length} write-back exception

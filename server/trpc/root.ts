@@ -3,6 +3,8 @@ import { apiTokensRouter } from "./routers/api-tokens";
 import { approvalsRouter } from "./routers/approvals";
 import { auditRouter } from "./routers/audit";
 import { configFilesRouter } from "./routers/config-files";
+import { deliveriesRouter } from "./routers/deliveries";
+import { githubAppRouter } from "./routers/github-app";
 import { fixLoopsRouter } from "./routers/fix-loops";
 import { metricsRouter } from "./routers/metrics";
 import { notificationsRouter } from "./routers/notifications";
@@ -36,6 +38,8 @@ export const appRouter = router({
   invitation: invitationRouter,
   apiTokens: apiTokensRouter,
   configFiles: configFilesRouter,
+  deliveries: deliveriesRouter,
+  githubApp: githubAppRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -61,6 +61,9 @@ export async function loadDelivery(db: Db, delivery: DeliveryRow): Promise<Loade
   if (!repository) {
     return { ...described, ok: false, repositoryName: name, outcome: "ignored", problem: `repository ${name ?? "(none)"} is not registered in Airlock` };
   }
+  if (repository.disabledAt) {
+    return { ...described, ok: false, repositoryName: repository.fullName, outcome: "ignored", problem: `repository ${repository.fullName} is disabled: ${repository.disabledReason ?? "by an admin"}` };
+  }
   try {
     const resolved = resolveDelivery(delivery, repository.botHandle);
     let event = resolved.event;

@@ -19,6 +19,8 @@ export async function settingsRepositories(opts: { db: Db; actor: ConfigActor })
       id: true,
       fullName: true,
       forge: true,
+      disabledAt: true,
+      disabledReason: true,
       autoRunOnFailedCheck: true,
       botCommentsAllowed: true,
       writeBackExceptions: true,

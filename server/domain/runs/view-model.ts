@@ -29,6 +29,8 @@ export type IdentityView = {
 export type ContextView = {
   sourceUrl: string | null;
   sourceDetail: string | null;
+  /** The delivery that caused the run (the deliveries page shows it), when one did. */
+  deliveryId: string | null;
   labels: string[];
   changedFiles: string[];
   contextLabels: ContextLabelView[];
@@ -79,6 +81,7 @@ export function contextView(bundle: Json): ContextView {
   return {
     sourceUrl: str(source.url) ?? str(pr.url) ?? str(obj(b.pipeline).url),
     sourceDetail: str(source.detail) ?? str(source.command) ?? str(source.label),
+    deliveryId: str(source.deliveryId),
     labels: strings(pr.labels),
     changedFiles: strings(pr.changedFiles),
     contextLabels: arr(b.contextLabels).flatMap((l) => {

@@ -46,7 +46,7 @@ let headSha: string;
 
 beforeAll(async () => {
   gh = await startFakeGithub();
-  forge = createGithubForge({ token: gh.token, baseUrl: gh.url });
+  forge = createGithubForge({ token: gh.token, baseUrl: gh.url, throttle: false });
 });
 afterAll(() => gh.close());
 beforeEach(() => {
@@ -136,7 +136,7 @@ describe("GitHub forge against a fake GitHub", () => {
   });
 
   it("bad credentials are reported, not retried silently", async () => {
-    const wrong = createGithubForge({ token: "ghp_wrong", baseUrl: gh.url });
+    const wrong = createGithubForge({ token: "ghp_wrong", baseUrl: gh.url, throttle: false });
     await expect(wrong.branchHead(fullName, "fix")).rejects.toMatchObject({ message: expect.stringContaining("401 Bad credentials") });
   });
 

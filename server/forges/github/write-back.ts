@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { Octokit } from "@octokit/rest";
+import { githubClient, type GithubClient } from "./client";
 import { git, GitError } from "../local/git";
 import { type Forge, ForgeError, type LabelChange, type ForgeWriteBackRequest, type ForgeWriteBackResult, commitMessage, writeBackMarker, writeBackTrailer } from "../types";
 
@@ -11,7 +11,10 @@ import { type Forge, ForgeError, type LabelChange, type ForgeWriteBackRequest, t
 // non-forced ref update (GitHub refuses it when the branch moved). Comments and reviews carry
 // the write-back marker; reconciliation finds them (or the commit by its trailer) by listing.
 
-export type GithubForgeOptions = { token: string; baseUrl?: string };
+export type GithubForgeOptions =
+  | { token: string; baseUrl?: string; throttle?: boolean }
+  /** GitHub App: a client per repository, with an installation token scoped to it (writes appear as the app's bot). */
+  | { clientFor: (repository: string) => GithubClient };
 
 function split(repository: string): { owner: string; repo: string } {
   const [owner, repo] = repository.split("/");
@@ -46,9 +49,15 @@ export function patchPaths(patch: string): { from: string | null; to: string | n
 }
 
 export function createGithubForge(opts: GithubForgeOptions): Forge {
-  const octokit = new Octokit({ auth: opts.token, ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}) });
+  let shared: GithubClient | null = null;
+  const clientFor = (repository: string): GithubClient => {
+    if ("clientFor" in opts) return opts.clientFor(repository);
+    shared ??= githubClient({ auth: { kind: "token", token: opts.token }, baseUrl: opts.baseUrl, throttle: opts.throttle });
+    return shared;
+  };
 
   async function branchHead(repository: string, branch: string): Promise<string | null> {
+    const octokit = clientFor(repository);
     try {
       const { data } = await octokit.rest.git.getRef({ ...split(repository), ref: `heads/${branch}` });
       return data.object.sha;
@@ -70,6 +79,7 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
   }
 
   async function commitPatch(req: ForgeWriteBackRequest): Promise<ForgeWriteBackResult> {
+    const octokit = clientFor(req.target.repository);
     const { owner, repo } = split(req.target.repository);
     const branch = req.target.branch;
     if (!branch || !req.patch) throw new ForgeError("a commit needs a branch and a patch", "forge_error");
@@ -125,6 +135,7 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
   }
 
   async function setLabels(repository: string, prNumber: number, change: LabelChange): Promise<{ labels: string[] }> {
+    const octokit = clientFor(repository);
     const { owner, repo } = split(repository);
     const add = change.add.filter((l) => !change.remove.includes(l));
     let labels: string[] | null = null;
@@ -152,6 +163,7 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
   }
 
   async function requestReview(repository: string, prNumber: number, reviewers: readonly string[]): Promise<{ detail: string }> {
+    const octokit = clientFor(repository);
     if (reviewers.length === 0) throw new ForgeError("a review request on GitHub names at least one reviewer", "forge_error");
     try {
       // Requesting a reviewer already requested changes nothing: GitHub keeps one request each.
@@ -169,6 +181,7 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
     requestReview,
     async findWriteBack(req) {
       const { owner, repo } = split(req.target.repository);
+      const octokit = clientFor(req.target.repository);
       try {
         if ((req.kind === "push_commits" || req.kind === "update_pr_branch") && req.target.branch) {
           // Only commits on the branch count: a commit created before a crash but never reached
@@ -207,6 +220,7 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
     },
     async executeWriteBack(req) {
       const { owner, repo } = split(req.target.repository);
+      const octokit = clientFor(req.target.repository);
       const body = `${req.message.trim()}\n\n${writeBackMarker(req.idempotencyKey)}`;
       switch (req.kind) {
         case "push_commits":

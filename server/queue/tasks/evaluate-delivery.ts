@@ -1,15 +1,24 @@
 import type { Db } from "@/server/db";
 import { githubChangedFiles } from "@/server/domain/evaluation/changed-files";
 import { evaluateDelivery } from "@/server/domain/evaluation/evaluate";
+import { processInstallationDelivery } from "@/server/domain/github-app/installation-delivery";
+import { isInstallationEvent } from "@/server/domain/github-app/installations";
+import { sealingKey } from "@/server/domain/github-app/key";
 import { env } from "@/server/env";
 import { parseJobPayload } from "../jobs";
 
 /**
  * "delivery.evaluate": match a recorded webhook/local-CI delivery against the trigger rules and
- * create its runs (or record the drops). Idempotent: a processed delivery is skipped, and dedupe
- * keys stop a second run for the same trigger.
+ * create its runs (or record the drops); a GitHub App installation event registers or disables
+ * repositories instead. Idempotent: a processed delivery is skipped, and dedupe keys stop a
+ * second run for the same trigger.
  */
 export async function evaluateDeliveryTask(payload: unknown, { db }: { db: Db }): Promise<void> {
   const { deliveryId } = parseJobPayload("delivery.evaluate", payload);
+  const row = await db.webhookDelivery.findUnique({ where: { deliveryId }, select: { source: true, event: true } });
+  if (row?.source === "github" && isInstallationEvent(row.event)) {
+    await processInstallationDelivery({ db, deliveryId, key: sealingKey(), githubUrl: env.GITHUB_URL, apiUrl: env.GITHUB_API_URL ?? null });
+    return;
+  }
   await evaluateDelivery({ db, deliveryId, changedFiles: githubChangedFiles({ token: env.GITHUB_TOKEN ?? null, baseUrl: env.GITHUB_API_URL ?? null }) });
 }

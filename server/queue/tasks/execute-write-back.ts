@@ -1,5 +1,7 @@
 import { env } from "@/server/env";
 import { executeWriteBack } from "@/server/domain/writebacks/execute";
+import { loadGithubAppCredentials } from "@/server/domain/github-app/app-service";
+import { sealingKey } from "@/server/domain/github-app/key";
 import { forgeResolver } from "@/server/domain/writebacks/forges";
 import { parseJobPayload } from "../jobs";
 import type { WorkerContext } from "../worker-context";
@@ -8,6 +10,7 @@ import type { WorkerContext } from "../worker-context";
 export async function executeWriteBackTask(payload: unknown, ctx: WorkerContext): Promise<void> {
   const job = parseJobPayload("writeback.execute", payload);
   const forgeFor = forgeResolver(ctx.db, {
+    githubApp: await loadGithubAppCredentials(ctx.db, sealingKey()),
     dataDir: ctx.settings.dataDir,
     ciTimeoutMs: ctx.settings.ciTimeoutMs,
     toolchainNodeModules: ctx.settings.toolchainNodeModules,

@@ -1,6 +1,8 @@
 import { escalateFixLoop } from "@/server/domain/fixloop/escalate";
 import { launchFixRun } from "@/server/domain/fixloop/launch";
 import { requestReviewAgain } from "@/server/domain/fixloop/review-again";
+import { loadGithubAppCredentials } from "@/server/domain/github-app/app-service";
+import { sealingKey } from "@/server/domain/github-app/key";
 import { forgeResolver } from "@/server/domain/writebacks/forges";
 import { env } from "@/server/env";
 import { notify } from "@/server/domain/notifications/notify";
@@ -21,8 +23,9 @@ export async function escalateFixLoopTask(payload: unknown, ctx: WorkerContext):
   ctx.log(`fix-forward escalation ${job.intentId}: ${result.kind}${result.kind === "failed" ? ` (${result.error}; retried: ${result.retried})` : ""}`);
 }
 
-const forgesOf = (ctx: WorkerContext) =>
+const forgesOf = async (ctx: WorkerContext) =>
   forgeResolver(ctx.db, {
+    githubApp: await loadGithubAppCredentials(ctx.db, sealingKey()),
     dataDir: ctx.settings.dataDir,
     ciTimeoutMs: ctx.settings.ciTimeoutMs,
     toolchainNodeModules: ctx.settings.toolchainNodeModules,
@@ -33,6 +36,6 @@ const forgesOf = (ctx: WorkerContext) =>
 /** "fixloop.review": a fix run's patch was pushed; ask for review again (the next validation round). */
 export async function reviewAgainTask(payload: unknown, ctx: WorkerContext): Promise<void> {
   const job = parseJobPayload("fixloop.review", payload);
-  const result = await requestReviewAgain({ db: ctx.db, forgeFor: forgesOf(ctx), intentId: job.intentId });
+  const result = await requestReviewAgain({ db: ctx.db, forgeFor: await forgesOf(ctx), intentId: job.intentId });
   ctx.log(`fix-forward review request for intent ${job.intentId}: ${result.kind === "requested" ? result.detail : result.reason}`);
 }

@@ -9,14 +9,22 @@ import {
 import { requestCheckRun } from "@/server/domain/repositories/run-check";
 import { repositorySettings, settingsRepositories } from "@/server/domain/repositories/settings-presenter";
 import { updateRepositoryPolicy } from "@/server/domain/repositories/settings-service";
+import { registerGithubRepository, zRegisterGithubRepositoryInput } from "@/server/domain/repositories/register-service";
+import { env } from "@/server/env";
 import { z } from "zod";
-import { protectedProcedure, repositoryProcedure, router } from "../init";
+import { adminProcedure, protectedProcedure, repositoryProcedure, router } from "../init";
 
 // A repository's settings: its viewers read them; its admins (or an Airlock admin) change the
 // policy and the members. The services check the role again inside their transactions.
 
 export const repositorySettingsRouter = router({
   list: protectedProcedure.query(({ ctx }) => settingsRepositories({ db: ctx.db, actor: ctx.user })),
+
+  /** An Airlock admin registers a GitHub repository by name. */
+  register: adminProcedure
+    .input(zRegisterGithubRepositoryInput)
+    .output(z.object({ id: z.string(), fullName: z.string() }))
+    .mutation(({ ctx, input }) => registerGithubRepository({ db: ctx.db, actor: ctx.user, input, githubUrl: env.GITHUB_URL })),
 
   get: repositoryProcedure("viewer").query(({ ctx }) => repositorySettings({ db: ctx.db, actor: ctx.user, repositoryId: ctx.repositoryId })),
 

@@ -28,8 +28,10 @@ export type ReceiveGithubOptions = {
   /** How a delivery is written (the route: its group-commit batcher); default one statement on `sql`. */
   record?: (record: DeliveryRecord) => Promise<RecordResult>;
   request: Request;
-  /** GITHUB_WEBHOOK_SECRET; unset refuses every delivery. */
+  /** GITHUB_WEBHOOK_SECRET; with no app secret either, every delivery is refused. */
   secret: string | undefined;
+  /** The configured GitHub App's webhook secret (a delivery signed with either is accepted). */
+  appSecret?: string | null;
   maxBytes: number;
   now?: Date;
 };
@@ -40,13 +42,16 @@ const json = (status: number, body: Record<string, unknown>) =>
 export async function receiveGithubWebhook(opts: ReceiveGithubOptions): Promise<Response> {
   const { request, sql } = opts;
   const record = opts.record ?? ((r: DeliveryRecord) => recordDelivery(sql, r));
-  if (!opts.secret) {
-    return json(503, { error: "webhook secret not configured: set GITHUB_WEBHOOK_SECRET" });
+  const secrets = [opts.secret, opts.appSecret].filter((s): s is string => Boolean(s));
+  if (secrets.length === 0) {
+    return json(503, { error: "webhook secret not configured: set up the GitHub App (Settings → GitHub) or set GITHUB_WEBHOOK_SECRET" });
   }
   const body = await readBodyLimited(request, opts.maxBytes);
   if (!body.ok) return json(413, { error: `payload larger than ${body.limit} bytes (WEBHOOK_MAX_BYTES)` });
 
-  const signature = verifySignature(opts.secret, body.bytes, request.headers.get("x-hub-signature-256"));
+  const header = request.headers.get("x-hub-signature-256");
+  const checks = secrets.map((s) => verifySignature(s, body.bytes, header));
+  const signature = checks.find((c) => c.ok) ?? (checks[0] as (typeof checks)[number]);
   if (!signature.ok) return json(401, { error: signature.reason });
 
   const eventName = request.headers.get("x-github-event")?.trim() ?? "";
@@ -63,7 +68,7 @@ export async function receiveGithubWebhook(opts: ReceiveGithubOptions): Promise<
   const action = typeof (payload as { action?: unknown }).action === "string" ? (payload as { action: string }).action : null;
 
   const now = opts.now ?? new Date();
-  const secrets = await loadKnownSecrets(sql, now);
+  const known = await loadKnownSecrets(sql, now);
   const base = { deliveryId, source: "github" as const, event: eventName, action, receivedAt: now };
 
   let mapped: ReturnType<typeof fromGithub>;
@@ -73,24 +78,27 @@ export async function receiveGithubWebhook(opts: ReceiveGithubOptions): Promise<
     mapped = fromGithub(eventName, payload);
   } catch (err) {
     if (!isAppError(err) || err.code !== "UNPROCESSABLE") throw err;
-    const detail = boundedDetail([sanitizePayload(err.message, secrets), boundNote].filter(Boolean).join("; "));
-    await record({ ...base, payload: sanitizePayload(payload, secrets), outcome: "rejected", detail });
+    const detail = boundedDetail([sanitizePayload(err.message, known), boundNote].filter(Boolean).join("; "));
+    await record({ ...base, payload: sanitizePayload(payload, known), outcome: "rejected", detail });
     return json(400, { error: err.message, issues: err.details?.issues ?? [] });
   }
 
   // Ignored events are recorded and final. Comments are the exception: whether one addresses
-  // the bot depends on the repository's handle, which only the evaluation knows.
-  const ignored = mapped.type === "ignored" && eventName !== "issue_comment";
+  // the bot depends on the repository's handle, which only the evaluation knows; and so are the
+  // GitHub App's installation events, which the worker applies (github-app/installations.ts).
+  const ignored = mapped.type === "ignored" && !WORKER_DECIDES.has(eventName);
   const result = await record({
     ...base,
-    payload: sanitizePayload(payload, secrets),
+    payload: sanitizePayload(payload, known),
     outcome: ignored ? "ignored" : "received",
-    detail: mapped.type === "ignored" && ignored ? boundedDetail([sanitizePayload(mapped.reason, secrets), boundNote].filter(Boolean).join("; ")) : boundNote,
+    detail: mapped.type === "ignored" && ignored ? boundedDetail([sanitizePayload(mapped.reason, known), boundNote].filter(Boolean).join("; ")) : boundNote,
   });
   if (!result.recorded) return json(200, { status: "duplicate", deliveryId });
   if (ignored) return json(202, { status: "ignored", deliveryId, reason: mapped.type === "ignored" ? mapped.reason : "" });
   return json(202, { status: "accepted", deliveryId, event: eventName });
 }
+
+const WORKER_DECIDES = new Set(["issue_comment", "installation", "installation_repositories"]);
 
 type Parsed = { ok: true; value: object } | { ok: false; error: string };
 

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { AppHttpError, createFakeApps, type FakeApps } from "./fake-github-apps";
 
 // A small GitHub REST API for tests of the GitHub forge: exactly the endpoints
 // server/forges/github/write-back.ts calls (labels and review requests included), with GitHub's
@@ -17,6 +18,8 @@ type Review = { id: number; body: string; state: string; commitId: string; submi
 type WorkflowRun = { id: number; status: "queued" | "in_progress" | "completed"; conclusion: string | null; runAttempt: number; headSha: string; headBranch: string };
 
 export type FakeRepo = {
+  defaultBranch: string;
+  private: boolean;
   refs: Map<string, string>;
   blobs: Map<string, Blob>;
   trees: Map<string, Map<string, TreeEntry>>;
@@ -44,11 +47,18 @@ const docs = "https://docs.github.com/rest";
 
 const gitSha = (type: string, payload: Buffer) => createHash("sha1").update(Buffer.concat([Buffer.from(`${type} ${payload.length}\0`), payload])).digest("hex");
 
+/** GitHub's rate-limit answers: primary (x-ratelimit-remaining: 0 and a reset time) or secondary (retry-after). */
+export type RateLimitInjection = { status: 403 | 429; kind: "primary" | "secondary"; retryAfterSeconds: number; times: number };
+
 export type FakeGithub = {
   url: string;
   token: string;
   requests: RecordedRequest[];
-  createRepository(fullName: string, opts: { branch: string; files: Record<string, string>; executable?: string[]; pulls?: number[] }): { headSha: string };
+  /** GitHub Apps: manifest conversion, app JWTs, installations, installation tokens. */
+  apps: FakeApps;
+  /** The next `times` requests (token requests included) are refused as GitHub's rate limits refuse them. */
+  rateLimit(injection: RateLimitInjection): void;
+  createRepository(fullName: string, opts: { branch: string; files: Record<string, string>; executable?: string[]; pulls?: number[]; private?: boolean }): { headSha: string };
   /** Someone else pushes to the branch (a new commit on the tip). */
   pushCommit(fullName: string, branch: string, files: Record<string, string>, message: string): string;
   addWorkflowRun(fullName: string, run: Omit<WorkflowRun, "runAttempt"> & { runAttempt?: number }): void;
@@ -84,6 +94,8 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
   const repos = new Map<string, FakeRepo>();
   const requests: RecordedRequest[] = [];
   let interceptor: Interceptor | null = null;
+  let limited: RateLimitInjection | null = null;
+  const apps = createFakeApps(() => base);
   let nextId = 1000;
   let clock = Date.parse("2026-11-30T00:00:00Z");
   const now = () => new Date((clock += 1000)).toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -248,11 +260,15 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
   };
 
   async function route(req: RecordedRequest): Promise<{ status: number; body: unknown; link?: string }> {
-    const m = req.path.match(/^\/repos\/([^/]+\/[^/]+)(\/.*)$/);
+    const m = req.path.match(/^\/repos\/([^/]+\/[^/]+)(\/.*)?$/);
     if (!m) throw new HttpError(404, "Not Found", docs);
     const fullName = m[1] as string;
-    const rest = m[2] as string;
+    const rest = m[2] ?? "";
     const r = getRepo(fullName);
+    if (req.method === "GET" && rest === "") {
+      const [owner, name] = fullName.split("/");
+      return { status: 200, body: { id: nextId++, name, full_name: fullName, owner: { login: owner }, private: r.private, visibility: r.private ? "private" : "public", default_branch: r.defaultBranch, html_url: `${web}/${fullName}`, clone_url: `${web}/${fullName}.git` } };
+    }
     const body = (req.body ?? {}) as Record<string, unknown>;
     let g: RegExpMatchArray | null;
 
@@ -466,7 +482,7 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
     }
   }
 
-  function send(res: ServerResponse, status: number, body: unknown, link?: string) {
+  function send(res: ServerResponse, status: number, body: unknown, link?: string, headers: Record<string, string> = {}) {
     const text = JSON.stringify(body);
     res.writeHead(status, {
       "content-type": "application/json; charset=utf-8",
@@ -475,6 +491,7 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
       "x-ratelimit-remaining": "4999",
       "x-github-request-id": `FAKE:${nextId++}`,
       ...(link ? { link } : {}),
+      ...headers,
     });
     res.end(text);
   }
@@ -485,13 +502,30 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
         const url = new URL(req.url ?? "/", "http://fake.invalid");
         const recorded: RecordedRequest = { method: req.method ?? "GET", path: url.pathname, query: url.searchParams, body: await readBody(req), authorization: req.headers.authorization };
         requests.push(recorded);
+        if (limited && limited.times > 0) {
+          limited.times--;
+          const l = limited;
+          if (l.kind === "secondary") {
+            return send(res, l.status, { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.", documentation_url: `${docs}/overview/rate-limits-for-the-rest-api`, status: String(l.status) }, undefined, { "retry-after": String(l.retryAfterSeconds) });
+          }
+          const reset = Math.ceil(Date.now() / 1000) + l.retryAfterSeconds;
+          return send(res, l.status, { message: "API rate limit exceeded for installation.", documentation_url: `${docs}/overview/rate-limits-for-the-rest-api`, status: String(l.status) }, undefined, { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(reset) });
+        }
+        const appRoute = apps.route(recorded);
+        if (appRoute) return send(res, appRoute.status, appRoute.body);
         const auth = req.headers.authorization ?? "";
-        if (auth !== `token ${token}` && auth !== `bearer ${token}` && auth !== `Bearer ${token}`) throw new HttpError(401, "Bad credentials", docs);
+        const repoName = recorded.path.match(/^\/repos\/([^/]+\/[^/]+)(?:\/|$)/)?.[1] ?? null;
+        const installation = apps.tokenAllows(auth, repoName);
+        if (installation === "bad_credentials") throw new HttpError(401, "Bad credentials", docs);
+        // An installation token sees only its repositories: others answer 404, as on GitHub.
+        if (installation === "not_in_scope") throw new HttpError(404, "Not Found", `${docs}/repos/repos#get-a-repository`);
+        if (installation === "no_token" && auth !== `token ${token}` && auth !== `bearer ${token}` && auth !== `Bearer ${token}`) throw new HttpError(401, "Bad credentials", docs);
         const injected = await interceptor?.(recorded);
         if (injected) return send(res, injected.status, injected.body);
         const out = await route(recorded);
         send(res, out.status, out.body, out.link);
       } catch (err) {
+        if (err instanceof AppHttpError) return send(res, err.status, { message: err.message, documentation_url: err.doc, status: String(err.status) });
         if (err instanceof HttpError) return send(res, err.status, { message: err.message, ...(err.errors ? { errors: err.errors } : {}), documentation_url: err.doc, status: String(err.status) });
         send(res, 500, { message: String(err) });
       }
@@ -509,8 +543,14 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
     url: base,
     token,
     requests,
+    apps,
+    rateLimit(injection) {
+      limited = { ...injection };
+    },
     createRepository(fullName, o) {
       const r: FakeRepo = {
+        defaultBranch: o.branch,
+        private: o.private ?? true,
         refs: new Map(),
         blobs: new Map(),
         trees: new Map(),

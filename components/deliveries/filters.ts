@@ -1,0 +1,20 @@
+import { createLoader, parseAsStringLiteral } from "nuqs/server";
+import { parseAsText, toInput } from "@/components/ui/url-filters";
+
+// The deliveries page's filters in the URL (shared by the page's prefetch and the list).
+
+export const deliveryOutcomes = ["received", "processed", "ignored", "duplicate", "rejected", "failed"] as const;
+
+export const deliveryFilterParsers = {
+  outcome: parseAsStringLiteral(deliveryOutcomes),
+  event: parseAsText(100),
+  repository: parseAsText(200),
+  delivery: parseAsText(200),
+};
+
+export const loadDeliveryFilters = createLoader(deliveryFilterParsers);
+
+type Values = { outcome: (typeof deliveryOutcomes)[number] | null; event: string | null; repository: string | null; delivery: string | null };
+
+/** deliveries.list's input for these filters. */
+export const deliveryListInput = ({ delivery, ...f }: Values) => ({ ...toInput({ ...f, deliveryId: delivery }), limit: 50 });
