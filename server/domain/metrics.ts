@@ -5,7 +5,8 @@ import { RunStatus } from "@/server/db/generated/enums";
 // The observability figures the spec asks for (queued dispatches, wait latency,
 // duration, cancellations, approval wait, cost, subagents, write-backs, failed
 // dispatches, dedupe drops), computed from the system of record with a few
-// aggregate queries. One read model feeds both /api/metrics and /metrics.
+// aggregate queries, for the /metrics page. Prometheus scrapes live counters and histograms
+// instead (server/observability/metrics.ts): sums over rows fall when rows are deleted.
 
 export type Quantiles = { count: number; p50: number | null; p95: number | null; sum: number };
 
@@ -101,43 +102,4 @@ export async function metricsSnapshot(opts: {
     deliveries: Object.fromEntries(deliveries.map((g) => [g.outcome, g._count._all])),
     windowHours,
   };
-}
-
-const esc = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
-
-/** Prometheus text exposition format (version 0.0.4). */
-export function toPrometheus(m: MetricsSnapshot): string {
-  const out: string[] = [];
-  const metric = (name: string, type: string, help: string, samples: [Record<string, string>, number][]) => {
-    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    for (const [labels, value] of samples) {
-      const l = Object.entries(labels).map(([k, v]) => `${k}="${esc(v)}"`).join(",");
-      out.push(`${name}${l ? `{${l}}` : ""} ${Number.isFinite(value) ? value : "NaN"}`);
-    }
-  };
-  const summary = (name: string, help: string, q: Quantiles) => {
-    metric(name, "summary", help, [
-      [{ quantile: "0.5" }, q.p50 ?? Number.NaN],
-      [{ quantile: "0.95" }, q.p95 ?? Number.NaN],
-    ]);
-    out.push(`${name}_sum ${q.sum}`, `${name}_count ${q.count}`);
-  };
-  metric("airlock_runs", "gauge", "Dispatch runs by status.", Object.entries(m.runsByStatus).map(([status, n]) => [{ status }, n]));
-  metric("airlock_dispatches_queued", "gauge", "Runs waiting for an attempt to start.", [[{}, m.runsByStatus.queued]]);
-  metric("airlock_dispatches_failed", "gauge", "Runs that ended failed.", [[{}, m.runsByStatus.failed]]);
-  metric("airlock_dispatches_cancelled", "gauge", "Runs that were cancelled.", [[{}, m.runsByStatus.cancelled]]);
-  summary("airlock_dispatch_wait_seconds", `Queue wait from enqueue to attempt start (last ${m.windowHours} h).`, m.dispatchWaitSeconds);
-  summary("airlock_run_duration_seconds", `Run duration from start to finish (last ${m.windowHours} h).`, m.runDurationSeconds);
-  summary("airlock_approval_wait_seconds", `Time from approval request to decision (last ${m.windowHours} h).`, m.approvalWaitSeconds);
-  metric("airlock_approvals_pending", "gauge", "Approval requests waiting for a person.", [[{}, m.approvalsPending]]);
-  metric("airlock_cost_usd_total", "counter", "Estimated model cost of all runs.", [[{}, m.costUsd]]);
-  metric("airlock_tokens_total", "counter", "Model tokens used by all runs.", [
-    [{ direction: "input" }, m.tokens.input],
-    [{ direction: "output" }, m.tokens.output],
-  ]);
-  metric("airlock_subagents_started_total", "counter", "Subagents started by agents.", [[{}, m.subagentsStarted]]);
-  metric("airlock_write_backs_total", "counter", "Write-backs by outcome.", Object.entries(m.writeBacks).map(([outcome, n]) => [{ outcome }, n]));
-  metric("airlock_dedupe_drops_total", "counter", "Triggers dropped as duplicates or refused.", [[{}, m.dedupeDrops]]);
-  metric("airlock_webhook_deliveries_total", "counter", "Webhook and local-CI deliveries by outcome.", Object.entries(m.deliveries).map(([outcome, n]) => [{ outcome }, n]));
-  return `${out.join("\n")}\n`;
 }
