@@ -2,7 +2,7 @@ import { getDb, Prisma } from "@/server/db";
 import type { RunEventInput } from "@/server/domain/events/catalogue";
 import { logError, logEvent } from "./log";
 import { metrics, secondsBetween } from "./metrics";
-import { observeEventSpans } from "./tracing";
+import { observeApprovalSpan, observeEventSpans } from "./tracing";
 
 // What operators' tools see of the run events: every status, queue, admission, context,
 // approval and write-back event is appended through appendRunEvents, which hands the committed
@@ -140,8 +140,14 @@ export function observeAudit(entry: { action: string; objectType: string; object
   metrics().approvals.inc({ outcome });
   void (async () => {
     try {
-      const a = await getDb().approvalRequest.findUnique({ where: { id: entry.objectId }, select: { createdAt: true, decidedAt: true, runId: true } });
-      if (a) metrics().approvalWait.observe({ outcome }, secondsBetween(a.createdAt, a.decidedAt ?? new Date()));
+      const a = await getDb().approvalRequest.findUnique({
+        where: { id: entry.objectId },
+        select: { createdAt: true, decidedAt: true, runId: true, action: true, run: { select: { traceParent: true } } },
+      });
+      if (!a) return;
+      const decidedAt = a.decidedAt ?? new Date();
+      metrics().approvalWait.observe({ outcome }, secondsBetween(a.createdAt, decidedAt));
+      observeApprovalSpan({ approvalId: entry.objectId, runId: a.runId, action: a.action, outcome, createdAt: a.createdAt, decidedAt, traceParent: a.run.traceParent });
     } catch (err) {
       logError("observe approval decision", err);
     }

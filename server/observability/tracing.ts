@@ -157,3 +157,14 @@ export function observeEventSpans({ runId, attemptId, events }: AppendedEvents):
   }
 }
 
+
+/** The wait for a person's decision, as a span over [requested, decided] in the run's trace. */
+export function observeApprovalSpan(a: { approvalId: string; runId: string; action: string; outcome: string; createdAt: Date; decidedAt: Date; traceParent: string | null }) {
+  if (!tracingEnabled() || !a.traceParent) return;
+  const span = tracer().startSpan(
+    `approval ${a.outcome}`,
+    { startTime: a.createdAt, attributes: { "airlock.approval.id": a.approvalId, "airlock.run.id": a.runId, "airlock.approval.action": a.action, "airlock.approval.outcome": a.outcome } },
+    contextFrom(a.traceParent),
+  );
+  span.end(a.decidedAt);
+}
