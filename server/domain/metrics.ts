@@ -103,3 +103,61 @@ export async function metricsSnapshot(opts: {
     windowHours,
   };
 }
+
+export type MetricsPoint = {
+  /** Bucket start (ISO). */
+  at: string;
+  runsCreated: number;
+  runsFailed: number;
+  writeBacksSucceeded: number;
+  writeBacksFailed: number;
+  /** Median queue wait of attempts queued in the bucket, seconds (null: none started). */
+  queueWaitP50: number | null;
+  costUsd: number;
+};
+
+type PointRow = { at: Date; runsCreated: number; runsFailed: number; wbOk: number; wbFailed: number; waitP50: number | null; cost: number | null };
+
+/**
+ * The same figures over time: one point per hour (windows up to 48 h) or per day, zero-filled,
+ * scoped like metricsSnapshot. Runs and cost by creation time, write-backs by creation time,
+ * queue wait by the attempt's queue time.
+ */
+export async function metricsSeries(opts: { db: Db; repositoryIds: string[] | "all"; now?: Date; windowHours: number }): Promise<{ bucket: "hour" | "day"; points: MetricsPoint[] }> {
+  const now = opts.now ?? new Date();
+  const bucket = opts.windowHours <= 48 ? "hour" : "day";
+  const step = bucket === "hour" ? Prisma.sql`interval '1 hour'` : Prisma.sql`interval '1 day'`;
+  const since = new Date(now.getTime() - opts.windowHours * 3600_000);
+  const all = opts.repositoryIds === "all";
+  const ids = all ? [] : (opts.repositoryIds as string[]);
+  const runScope = all ? Prisma.sql`TRUE` : ids.length ? Prisma.sql`r."repositoryId" IN (${Prisma.join(ids)})` : Prisma.sql`FALSE`;
+  const rows = await opts.db.$queryRaw<PointRow[]>`
+    WITH b AS (
+      SELECT generate_series(date_trunc(${bucket}, ${since}::timestamptz), date_trunc(${bucket}, ${now}::timestamptz), ${step}) AS at
+    ), runs AS (
+      SELECT date_trunc(${bucket}, r."createdAt") AS at, count(*)::int AS n, (count(*) FILTER (WHERE r."status" = 'failed'))::int AS failed, sum(r."costUsd")::float8 AS cost
+      FROM "AgentDispatchRun" r WHERE r."createdAt" >= ${since} AND ${runScope} GROUP BY 1
+    ), wb AS (
+      SELECT date_trunc(${bucket}, w."createdAt") AS at, (count(*) FILTER (WHERE w."outcome" = 'succeeded'))::int AS ok, (count(*) FILTER (WHERE w."outcome" = 'failed'))::int AS failed
+      FROM "WriteBack" w JOIN "AgentDispatchRun" r ON r."id" = w."runId" WHERE w."createdAt" >= ${since} AND ${runScope} GROUP BY 1
+    ), wait AS (
+      SELECT date_trunc(${bucket}, a."queuedAt") AS at, percentile_cont(0.5) WITHIN GROUP (ORDER BY EXTRACT(EPOCH FROM a."startedAt" - a."queuedAt"))::float8 AS p50
+      FROM "DispatchAttempt" a JOIN "AgentDispatchRun" r ON r."id" = a."runId"
+      WHERE a."startedAt" IS NOT NULL AND a."queuedAt" >= ${since} AND ${runScope} GROUP BY 1
+    )
+    SELECT b.at, coalesce(runs.n, 0) AS "runsCreated", coalesce(runs.failed, 0) AS "runsFailed", coalesce(wb.ok, 0) AS "wbOk", coalesce(wb.failed, 0) AS "wbFailed",
+      wait.p50 AS "waitP50", runs.cost
+    FROM b LEFT JOIN runs USING (at) LEFT JOIN wb USING (at) LEFT JOIN wait USING (at) ORDER BY b.at`;
+  return {
+    bucket,
+    points: rows.map((r) => ({
+      at: r.at.toISOString(),
+      runsCreated: r.runsCreated,
+      runsFailed: r.runsFailed,
+      writeBacksSucceeded: r.wbOk,
+      writeBacksFailed: r.wbFailed,
+      queueWaitP50: r.waitP50,
+      costUsd: r.cost ?? 0,
+    })),
+  };
+}
