@@ -19,7 +19,9 @@ const nextConfig: NextConfig = {
   // checking again inside every build only doubles the time of `npm start`.
   typescript: { ignoreBuildErrors: true },
   // Native-ish server packages stay out of the bundle.
-  serverExternalPackages: ["pg", "graphile-worker", "@kubernetes/client-node"],
+  // Observability packages too: one copy per process, shared with the tsx-loaded server
+  // (server/observability keeps its registry, logger and tracer on globalThis).
+  serverExternalPackages: ["pg", "graphile-worker", "@kubernetes/client-node", "prom-client", "pino", "@opentelemetry/sdk-node", "@prisma/instrumentation"],
   async headers() {
     return [
       { source: "/:path*", headers: securityHeaders },

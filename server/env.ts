@@ -46,6 +46,10 @@ const zEnv = z.object({
   AIRLOCK_SECURE_COOKIES: zBool,
   // When set, GET /api/metrics requires `Authorization: Bearer <token>`.
   AIRLOCK_METRICS_TOKEN: z.string().min(16).optional(),
+  /** A worker serves its Prometheus registry on 127.0.0.1:<port> (0: any free port, logged). Unset: off. */
+  AIRLOCK_WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** OTLP/HTTP collector root (e.g. http://127.0.0.1:4318): traces are exported there. Unset: tracing off. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   // Enables /api/bench/noop, the baseline `npm run bench -- webhooks` compares against.
   AIRLOCK_BENCH: zBool,
 

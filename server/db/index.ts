@@ -22,6 +22,20 @@ export function getDb(): PrismaClient {
   return globalForPrisma.airlockPrisma;
 }
 
+// Work to do once a transaction() commits (dropped if it rolls back), keyed by its client.
+const commitHooks = new WeakMap<Tx, (() => void)[]>();
+
+/**
+ * Runs `fn` after the commit of the transaction `db` belongs to, or now when `db` is the
+ * client itself (autocommit) or a transaction not opened through transaction(). For
+ * observations (metrics, logs) of what a transaction wrote: a rolled-back change is not counted.
+ */
+export function afterCommit(db: Db, fn: () => void): void {
+  const hooks = commitHooks.get(db as Tx);
+  if (hooks) hooks.push(fn);
+  else fn();
+}
+
 /**
  * Runs `fn` in a transaction named for logs and errors. A client that is
  * already a transaction runs `fn` inside it, so use cases compose.
@@ -33,8 +47,14 @@ export async function transaction<T>(
   options?: { isolationLevel?: Prisma.TransactionIsolationLevel; maxWait?: number; timeout?: number },
 ): Promise<T> {
   if (!("$transaction" in db)) return fn(db);
+  const hooks: (() => void)[] = [];
+  let result: T;
   try {
-    return await db.$transaction(fn, {
+    const withHooks = (tx: Tx) => {
+      commitHooks.set(tx, hooks);
+      return fn(tx);
+    };
+    result = await db.$transaction(withHooks, {
       isolationLevel: options?.isolationLevel,
       // How long to wait for a pooled connection (Prisma's default gives up after 2 s).
       maxWait: options?.maxWait,
@@ -46,4 +66,6 @@ export async function transaction<T>(
     if (err instanceof Error && !(err instanceof AppError)) err.message = `[tx ${name}] ${err.message}`;
     throw err;
   }
+  for (const hook of hooks) hook();
+  return result;
 }

@@ -1,4 +1,5 @@
-import type { Db, Prisma } from "@/server/db";
+import { afterCommit, type Db, type Prisma } from "@/server/db";
+import { observeAudit } from "@/server/observability/observe-events";
 
 export type AuditActor = { userId: string | null; label: string };
 
@@ -24,6 +25,9 @@ export function recordAudit(
       repositoryId: entry.repositoryId ?? null,
       detail: entry.detail,
     },
+  }).then((row) => {
+    afterCommit(db, () => observeAudit(entry));
+    return row;
   });
 }
 

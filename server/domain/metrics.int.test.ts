@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { callerFor, createRepository, createRun, createUser } from "@/server/testing/factories";
-import { metricsSnapshot, toPrometheus } from "./metrics";
+import { metricsSnapshot } from "./metrics";
 
 describe("metrics", () => {
   it("computes wait, duration and counts from the records, scoped to the user's repositories", async () => {
@@ -26,11 +26,30 @@ describe("metrics", () => {
 
     const all = await metricsSnapshot({ db, repositoryIds: "all" });
     expect(all.runsByStatus.failed).toBeGreaterThanOrEqual(1);
-    const text = toPrometheus(all);
-    expect(text).toMatch(/^# TYPE airlock_runs gauge$/m);
-    expect(text).toMatch(/^airlock_runs\{status="failed"\} \d+$/m);
-    expect(text).toMatch(/^airlock_dispatch_wait_seconds\{quantile="0.5"\} 2$/m);
-    expect(text).toMatch(/^airlock_dispatch_wait_seconds_count 1$/m);
+  });
+
+  it("draws the figures over time: zero-filled hourly points, scoped to the user's repositories", async () => {
+    const db = getDb();
+    const user = await createUser();
+    const mine = await createRepository({ members: [[user, "viewer"]] });
+    const other = await createRepository();
+    const now = new Date();
+    const twoHoursAgo = new Date(now.getTime() - 2 * 3600_000);
+    const failed = await createRun({ repositoryId: mine.id, status: "failed", createdAt: twoHoursAgo });
+    await db.agentDispatchRun.update({ where: { id: failed.id }, data: { costUsd: 0.25 } });
+    await createRun({ repositoryId: mine.id, status: "queued", createdAt: now });
+    await createRun({ repositoryId: other.id, status: "failed", createdAt: now });
+
+    const { bucket, points } = await callerFor(user).metrics.series({ windowHours: 24 });
+    expect(bucket).toBe("hour");
+    expect(points.length).toBeGreaterThanOrEqual(24);
+    expect(points.reduce((n, p) => n + p.runsCreated, 0)).toBe(2);
+    expect(points.reduce((n, p) => n + p.runsFailed, 0)).toBe(1);
+    const hourOfFailure = points.find((p) => p.runsFailed === 1)!;
+    expect(new Date(hourOfFailure.at).getTime()).toBeLessThanOrEqual(twoHoursAgo.getTime());
+    expect(hourOfFailure.costUsd).toBeCloseTo(0.25);
+    expect(points.filter((p) => p.runsCreated === 0).length).toBeGreaterThan(20);
+    expect((await callerFor(user).metrics.series({ windowHours: 24 * 7 })).bucket).toBe("day");
   });
 
   it("an anonymous caller gets UNAUTHORIZED", async () => {

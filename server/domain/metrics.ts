@@ -5,7 +5,8 @@ import { RunStatus } from "@/server/db/generated/enums";
 // The observability figures the spec asks for (queued dispatches, wait latency,
 // duration, cancellations, approval wait, cost, subagents, write-backs, failed
 // dispatches, dedupe drops), computed from the system of record with a few
-// aggregate queries. One read model feeds both /api/metrics and /metrics.
+// aggregate queries, for the /metrics page. Prometheus scrapes live counters and histograms
+// instead (server/observability/metrics.ts): sums over rows fall when rows are deleted.
 
 export type Quantiles = { count: number; p50: number | null; p95: number | null; sum: number };
 
@@ -103,41 +104,60 @@ export async function metricsSnapshot(opts: {
   };
 }
 
-const esc = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+export type MetricsPoint = {
+  /** Bucket start (ISO). */
+  at: string;
+  runsCreated: number;
+  runsFailed: number;
+  writeBacksSucceeded: number;
+  writeBacksFailed: number;
+  /** Median queue wait of attempts queued in the bucket, seconds (null: none started). */
+  queueWaitP50: number | null;
+  costUsd: number;
+};
 
-/** Prometheus text exposition format (version 0.0.4). */
-export function toPrometheus(m: MetricsSnapshot): string {
-  const out: string[] = [];
-  const metric = (name: string, type: string, help: string, samples: [Record<string, string>, number][]) => {
-    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    for (const [labels, value] of samples) {
-      const l = Object.entries(labels).map(([k, v]) => `${k}="${esc(v)}"`).join(",");
-      out.push(`${name}${l ? `{${l}}` : ""} ${Number.isFinite(value) ? value : "NaN"}`);
-    }
+type PointRow = { at: Date; runsCreated: number; runsFailed: number; wbOk: number; wbFailed: number; waitP50: number | null; cost: number | null };
+
+/**
+ * The same figures over time: one point per hour (windows up to 48 h) or per day, zero-filled,
+ * scoped like metricsSnapshot. Runs and cost by creation time, write-backs by creation time,
+ * queue wait by the attempt's queue time.
+ */
+export async function metricsSeries(opts: { db: Db; repositoryIds: string[] | "all"; now?: Date; windowHours: number }): Promise<{ bucket: "hour" | "day"; points: MetricsPoint[] }> {
+  const now = opts.now ?? new Date();
+  const bucket = opts.windowHours <= 48 ? "hour" : "day";
+  const step = bucket === "hour" ? Prisma.sql`interval '1 hour'` : Prisma.sql`interval '1 day'`;
+  const since = new Date(now.getTime() - opts.windowHours * 3600_000);
+  const all = opts.repositoryIds === "all";
+  const ids = all ? [] : (opts.repositoryIds as string[]);
+  const runScope = all ? Prisma.sql`TRUE` : ids.length ? Prisma.sql`r."repositoryId" IN (${Prisma.join(ids)})` : Prisma.sql`FALSE`;
+  const rows = await opts.db.$queryRaw<PointRow[]>`
+    WITH b AS (
+      SELECT generate_series(date_trunc(${bucket}, ${since}::timestamptz), date_trunc(${bucket}, ${now}::timestamptz), ${step}) AS at
+    ), runs AS (
+      SELECT date_trunc(${bucket}, r."createdAt") AS at, count(*)::int AS n, (count(*) FILTER (WHERE r."status" = 'failed'))::int AS failed, sum(r."costUsd")::float8 AS cost
+      FROM "AgentDispatchRun" r WHERE r."createdAt" >= ${since} AND ${runScope} GROUP BY 1
+    ), wb AS (
+      SELECT date_trunc(${bucket}, w."createdAt") AS at, (count(*) FILTER (WHERE w."outcome" = 'succeeded'))::int AS ok, (count(*) FILTER (WHERE w."outcome" = 'failed'))::int AS failed
+      FROM "WriteBack" w JOIN "AgentDispatchRun" r ON r."id" = w."runId" WHERE w."createdAt" >= ${since} AND ${runScope} GROUP BY 1
+    ), wait AS (
+      SELECT date_trunc(${bucket}, a."queuedAt") AS at, percentile_cont(0.5) WITHIN GROUP (ORDER BY EXTRACT(EPOCH FROM a."startedAt" - a."queuedAt"))::float8 AS p50
+      FROM "DispatchAttempt" a JOIN "AgentDispatchRun" r ON r."id" = a."runId"
+      WHERE a."startedAt" IS NOT NULL AND a."queuedAt" >= ${since} AND ${runScope} GROUP BY 1
+    )
+    SELECT b.at, coalesce(runs.n, 0) AS "runsCreated", coalesce(runs.failed, 0) AS "runsFailed", coalesce(wb.ok, 0) AS "wbOk", coalesce(wb.failed, 0) AS "wbFailed",
+      wait.p50 AS "waitP50", runs.cost
+    FROM b LEFT JOIN runs USING (at) LEFT JOIN wb USING (at) LEFT JOIN wait USING (at) ORDER BY b.at`;
+  return {
+    bucket,
+    points: rows.map((r) => ({
+      at: r.at.toISOString(),
+      runsCreated: r.runsCreated,
+      runsFailed: r.runsFailed,
+      writeBacksSucceeded: r.wbOk,
+      writeBacksFailed: r.wbFailed,
+      queueWaitP50: r.waitP50,
+      costUsd: r.cost ?? 0,
+    })),
   };
-  const summary = (name: string, help: string, q: Quantiles) => {
-    metric(name, "summary", help, [
-      [{ quantile: "0.5" }, q.p50 ?? Number.NaN],
-      [{ quantile: "0.95" }, q.p95 ?? Number.NaN],
-    ]);
-    out.push(`${name}_sum ${q.sum}`, `${name}_count ${q.count}`);
-  };
-  metric("airlock_runs", "gauge", "Dispatch runs by status.", Object.entries(m.runsByStatus).map(([status, n]) => [{ status }, n]));
-  metric("airlock_dispatches_queued", "gauge", "Runs waiting for an attempt to start.", [[{}, m.runsByStatus.queued]]);
-  metric("airlock_dispatches_failed", "gauge", "Runs that ended failed.", [[{}, m.runsByStatus.failed]]);
-  metric("airlock_dispatches_cancelled", "gauge", "Runs that were cancelled.", [[{}, m.runsByStatus.cancelled]]);
-  summary("airlock_dispatch_wait_seconds", `Queue wait from enqueue to attempt start (last ${m.windowHours} h).`, m.dispatchWaitSeconds);
-  summary("airlock_run_duration_seconds", `Run duration from start to finish (last ${m.windowHours} h).`, m.runDurationSeconds);
-  summary("airlock_approval_wait_seconds", `Time from approval request to decision (last ${m.windowHours} h).`, m.approvalWaitSeconds);
-  metric("airlock_approvals_pending", "gauge", "Approval requests waiting for a person.", [[{}, m.approvalsPending]]);
-  metric("airlock_cost_usd_total", "counter", "Estimated model cost of all runs.", [[{}, m.costUsd]]);
-  metric("airlock_tokens_total", "counter", "Model tokens used by all runs.", [
-    [{ direction: "input" }, m.tokens.input],
-    [{ direction: "output" }, m.tokens.output],
-  ]);
-  metric("airlock_subagents_started_total", "counter", "Subagents started by agents.", [[{}, m.subagentsStarted]]);
-  metric("airlock_write_backs_total", "counter", "Write-backs by outcome.", Object.entries(m.writeBacks).map(([outcome, n]) => [{ outcome }, n]));
-  metric("airlock_dedupe_drops_total", "counter", "Triggers dropped as duplicates or refused.", [[{}, m.dedupeDrops]]);
-  metric("airlock_webhook_deliveries_total", "counter", "Webhook and local-CI deliveries by outcome.", Object.entries(m.deliveries).map(([outcome, n]) => [{ outcome }, n]));
-  return `${out.join("\n")}\n`;
 }

@@ -1,4 +1,5 @@
 import type { Db } from "@/server/db";
+import { currentTraceParent } from "@/server/observability/tracing";
 import { jobs, type JobName, type JobPayload } from "./jobs";
 
 export type EnqueueOptions = {
@@ -17,7 +18,9 @@ export type EnqueueOptions = {
  * change and the work it implies are never separated by a crash.
  */
 export async function enqueue<N extends JobName>(db: Db, name: N, payload: JobPayload<N>, opts: EnqueueOptions = {}) {
-  const data = jobs[name].parse(payload);
+  // The active trace rides along in the payload (handlers' schemas strip it; see server/observability/jobs.ts).
+  const traceParent = currentTraceParent();
+  const data = traceParent ? { ...jobs[name].parse(payload), traceParent } : jobs[name].parse(payload);
   await db.$executeRaw`
     SELECT graphile_worker.add_job(
       identifier => ${name}::text,

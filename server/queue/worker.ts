@@ -19,8 +19,13 @@ import { AttemptRegistry } from "./runner/attempt-registry";
 import { createTaskList } from "./tasks";
 import { REAP_JOB_KEY } from "./tasks/reap-attempts";
 import type { WorkerContext, WorkerSettings } from "./worker-context";
+import { logEvent } from "@/server/observability/log";
+import { initProcessMetrics } from "@/server/observability/metrics";
+import { serveWorkerMetrics } from "@/server/observability/metrics-server";
+import { startTracing } from "@/server/observability/tracing";
 
-const log = (line: string) => process.stdout.write(`[worker] ${line}\n`);
+/** The worker's own lines: JSON, like every server log line (server/observability/log.ts). */
+const log = (line: string) => logEvent("process", {}, { process: "worker" }, line);
 
 export function workerSettings(): WorkerSettings {
   const toolchain = resolve("node_modules");
@@ -51,6 +56,8 @@ export type StartWorkerOptions = {
 
 export async function startWorker(opts: StartWorkerOptions = {}) {
   const connectionString = requireDatabaseUrl();
+  initProcessMetrics();
+  const tracing = startTracing("airlock-worker", env.OTEL_EXPORTER_OTLP_ENDPOINT);
   const db = getDb();
   const settings = { ...workerSettings(), ...opts.settings };
   const registry = new AttemptRegistry();
@@ -104,14 +111,17 @@ export async function startWorker(opts: StartWorkerOptions = {}) {
     taskList: createTaskList(ctx),
     // Backstop for the reaper's self-rescheduling chain (crontab text cannot name "attempts.reap").
     parsedCronItems: parseCronItems([{ task: "attempts.reap", identifier: "attempts-reap", match: "* * * * *", options: { backfillPeriod: 0, maxAttempts: 3 } }]),
-    logger: new Logger(() => (level, message) => {
-      if (level === "error" || level === "warning") log(`${level}: ${message}`);
+    logger: new Logger((scope) => (level, message) => {
+      if (level === "error" || level === "warning") logEvent("process", { jobName: scope.taskIdentifier }, { process: "worker", source: "graphile-worker" }, message, level === "error" ? "error" : "warn");
     }),
   });
 
   // Start-up sweep: recover what a previous worker left (lost attempts, queued runs with no job).
   await enqueue(db, "attempts.reap", {}, { jobKey: REAP_JOB_KEY, maxAttempts: 3 });
   if (opts.demo ?? env.AIRLOCK_DEMO_BOOTSTRAP) await enqueue(db, "demo.bootstrap", {}, { jobKey: "demo.bootstrap", maxAttempts: 3 });
+  const metricsServer =
+    env.AIRLOCK_WORKER_METRICS_PORT === undefined ? null : await serveWorkerMetrics({ port: env.AIRLOCK_WORKER_METRICS_PORT, token: env.AIRLOCK_METRICS_TOKEN, nodeEnv: env.NODE_ENV });
+  if (metricsServer) log(`metrics on http://127.0.0.1:${metricsServer.port}/metrics`);
   log(`ready (pid ${process.pid}, ${settings.maxAttempts} attempts at once, lease ${settings.leaseMs} ms)`);
 
   let stopping: Promise<void> | undefined;
@@ -124,6 +134,8 @@ export async function startWorker(opts: StartWorkerOptions = {}) {
       await Promise.race([Promise.allSettled([...ctx.inflight]), new Promise((r) => setTimeout(r, 15_000))]);
       await liveness.end().catch(() => undefined);
       await pgPool.end().catch(() => undefined);
+      metricsServer?.server.close();
+      await tracing?.shutdown().catch(() => undefined);
       if (opts.exitOnStop) {
         await db.$disconnect().catch(() => undefined);
         process.exit(code);

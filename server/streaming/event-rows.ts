@@ -12,6 +12,8 @@ export type PreparedEvent = {
   seq: number;
   type: string;
   bytes: Uint8Array;
+  /** When the event was appended (ms since the epoch): the append-to-send histogram starts here. */
+  appendedAt: number;
   /** Set on a run-scope status event: the status the run moved to. */
   runStatusTo?: RunStatus;
 };
@@ -28,7 +30,7 @@ export function eventFrameData(row: EventRow): string {
 
 export function prepareEvent(row: EventRow): PreparedEvent {
   const bytes = encoder.encode(sseFrame({ id: row.seq, event: row.type, data: eventFrameData(row) }));
-  const prepared: PreparedEvent = { seq: row.seq, type: row.type, bytes };
+  const prepared: PreparedEvent = { seq: row.seq, type: row.type, bytes, appendedAt: row.createdAt.getTime() };
   if (row.type === "status") {
     const p = JSON.parse(row.payload) as { scope?: string; to?: RunStatus };
     if (p.scope === "run" && p.to) prepared.runStatusTo = p.to;
@@ -40,11 +42,11 @@ export function prepareEvent(row: EventRow): PreparedEvent {
  * Consecutive events as one write: the frames of a burst, joined once and
  * shared by every subscriber (one socket write per subscriber per burst).
  */
-export type EventChunk = { firstSeq: number; lastSeq: number; count: number; bytes: Uint8Array };
+export type EventChunk = { firstSeq: number; lastSeq: number; count: number; bytes: Uint8Array; /** The first event's append time (ms). */ appendedAt: number };
 
 export function chunkOf(rows: readonly PreparedEvent[]): EventChunk {
   const bytes = rows.length === 1 ? rows[0]!.bytes : Buffer.concat(rows.map((r) => r.bytes));
-  return { firstSeq: rows[0]!.seq, lastSeq: rows.at(-1)!.seq, count: rows.length, bytes };
+  return { firstSeq: rows[0]!.seq, lastSeq: rows.at(-1)!.seq, count: rows.length, bytes, appendedAt: rows[0]!.appendedAt };
 }
 
 export const defaultPage = { limit: 500, maxBytes: 1024 * 1024 };

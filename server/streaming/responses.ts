@@ -5,6 +5,7 @@ import { env, requireDatabaseUrl } from "@/server/env";
 import { getRunEventHub, type RunEventHub } from "./run-event-hub";
 import { createRunEventStream } from "./run-event-stream";
 import { parseLastEventId, sseComment, sseHeaders, sseRetry } from "./sse";
+import { logEvent } from "@/server/observability/log";
 
 // The three SSE endpoints, as functions of a Request (served by server/web/streams.ts):
 // permission checks happen here, before a stream opens, so a refused client gets a plain
@@ -57,9 +58,7 @@ export function defaultHub(): RunEventHub {
   return getRunEventHub(() => ({
     connectionString: requireDatabaseUrl(),
     db: getDb(),
-    log: (line) => {
-      if (env.AIRLOCK_LOG_LEVEL !== "error") console.warn(`[sse] ${line}`);
-    },
+    log: (line) => logEvent("process", {}, { source: "sse" }, line, "warn"),
   }));
 }
 

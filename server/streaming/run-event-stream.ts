@@ -1,7 +1,8 @@
 import type { Db } from "@/server/db";
-import { defaultPage, readEventsAfter, readRunProgress, streamComplete } from "./event-rows";
+import { defaultPage, readEventsAfter, readRunProgress, streamComplete, type EventChunk } from "./event-rows";
 import type { RunEventHub, RunSubscription } from "./run-event-hub";
 import { sseComment, sseFrame, sseRetry } from "./sse";
+import { metrics, secondsBetween } from "@/server/observability/metrics";
 
 // One client's SSE body for a run: the backlog after `afterSeq`, read from the
 // database page by page, then live events from the hub, each frame with
@@ -24,6 +25,9 @@ export type RunEventStreamOptions = {
 };
 
 const encoder = new TextEncoder();
+
+/** A live chunk written: how long since its first event was appended (the backlog is not live). */
+const observeSent = (chunk: EventChunk) => metrics().sseAppendToSend.observe(secondsBetween(chunk.appendedAt, Date.now()));
 const endFrame = (lastSeq: number) => encoder.encode(sseFrame({ event: "end", data: JSON.stringify({ lastSeq }) }));
 
 export function createRunEventStream(opts: RunEventStreamOptions): ReadableStream<Uint8Array> {
@@ -95,6 +99,7 @@ export function createRunEventStream(opts: RunEventStreamOptions): ReadableStrea
         if (finished || (controller.desiredSize ?? 0) <= 0) return false;
         controller.enqueue(chunk.bytes);
         lastSent = chunk.lastSeq;
+        observeSent(chunk);
         return true;
       };
       return false;
@@ -135,6 +140,7 @@ export function createRunEventStream(opts: RunEventStreamOptions): ReadableStrea
             if (chunks.length > 0) {
               controller.enqueue(chunks.length === 1 ? chunks[0]!.bytes : Buffer.concat(chunks.map((c) => c.bytes)));
               lastSent = chunks.at(-1)!.lastSeq;
+              observeSent(chunks[0]!);
               if (s.endAfterSeq !== null && lastSent >= s.endAfterSeq) finish(controller, endFrame(lastSent));
               return;
             }

@@ -9,6 +9,7 @@ import { describeTextProblem, findTextProblem } from "@/server/lib/text-boundary
 import { zId } from "@/server/lib/ids";
 import type { Limiter } from "@/server/http/rate-limit";
 import { formatError } from "./error-format";
+import { logError } from "@/server/observability/log";
 
 export type TRPCContext = {
   db: PrismaClient;
@@ -79,7 +80,7 @@ const translateErrors = t.middleware(async ({ next }) => {
     throw new TRPCError({ code: trpcCode[cause.code], message: cause.message, cause });
   }
   if (!result.ok && result.error.code === "INTERNAL_SERVER_ERROR") {
-    console.error("[trpc] internal error", result.error.cause ?? result.error);
+    logError("trpc procedure", result.error.cause ?? result.error);
   }
   return result;
 });

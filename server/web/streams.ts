@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { approvalsResponse, runEventsResponse, runStatusResponse } from "@/server/streaming/responses";
+import { metrics } from "@/server/observability/metrics";
 
 // The SSE endpoints, served by the web server's own node:http layer rather than by Next's route
 // handlers. Next pipes a route's body through a WritableStream (a promise chain per chunk); with
@@ -8,6 +9,9 @@ import { approvalsResponse, runEventsResponse, runStatusResponse } from "@/serve
 // with one read and one write per chunk.
 
 type StreamHandler = (req: Request) => Promise<Response>;
+
+/** The gauge's label: the endpoint, never the run id (bounded cardinality). */
+const streamName = (url: string | undefined) => (url?.startsWith("/api/runs/stream") ? "runs" : url?.startsWith("/api/approvals/stream") ? "approvals" : "run_events");
 
 const runEvents = /^\/api\/runs\/([^/]+)\/events$/;
 
@@ -64,6 +68,8 @@ export async function sendResponse(res: ServerResponse, response: Response, head
   res.statusCode = response.status;
   response.headers.forEach((value, name) => res.appendHeader(name, value));
   const reader = body.getReader();
+  const open = metrics().sseStreamsOpen.labels({ stream: streamName(res.req?.url) });
+  open.inc();
   let ended = false;
   const stop = () => {
     if (!ended) void reader.cancel().catch(() => {});
@@ -83,6 +89,7 @@ export async function sendResponse(res: ServerResponse, response: Response, head
       if (!res.write(value)) await Promise.race([new Promise((r) => res.once("drain", r)), gone]);
     }
   } finally {
+    open.dec();
     res.off("close", stop);
     if (!ended) await reader.cancel().catch(() => {});
     if (!closed(res)) res.end();

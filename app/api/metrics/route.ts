@@ -1,8 +1,9 @@
-import { getDb } from "@/server/db";
-import { metricsSnapshot, toPrometheus } from "@/server/domain/metrics";
-import { env } from "@/server/env";
 import { metricsAccess } from "@/server/http/metrics-access";
+import { env } from "@/server/env";
+import { registerDbGauges } from "@/server/observability/db-gauges";
+import { initProcessMetrics } from "@/server/observability/metrics";
 
+// This web process's Prometheus registry (server/observability/metrics.ts says why per process).
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
@@ -14,8 +15,6 @@ export async function GET(req: Request) {
       { status: access.status, headers: { "Cache-Control": "no-store", ...(access.status === 401 ? { "WWW-Authenticate": 'Bearer realm="airlock-metrics"' } : {}) } },
     );
   }
-  const snapshot = await metricsSnapshot({ db: getDb(), repositoryIds: "all" });
-  return new Response(toPrometheus(snapshot), {
-    headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store" },
-  });
+  const registry = initProcessMetrics({ dbGauges: registerDbGauges });
+  return new Response(await registry.metrics(), { headers: { "Content-Type": registry.contentType, "Cache-Control": "no-store" } });
 }

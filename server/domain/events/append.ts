@@ -1,4 +1,6 @@
-import type { Db } from "@/server/db";
+import { afterCommit, type Db } from "@/server/db";
+import { observeRunEvents } from "@/server/observability/observe-events";
+import { currentTraceParent } from "@/server/observability/tracing";
 import { AppError } from "@/server/errors";
 import { boundJson } from "@/server/lib/text-boundary";
 import { eventPayloadLimits, validateRunEvent, type RunEventInput } from "./catalogue";
@@ -14,6 +16,8 @@ export type AppendResult = { firstSeq: number; lastSeq: number };
  * serialise on that row and `seq` stays strictly increasing and gap-free (a rolled-back append
  * rolls its counter back too), and listeners hear of the events only once they are committed.
  * One statement, one round trip: the transcript's write path is the hottest in Airlock.
+ * The same statement stamps the run with the active trace (first append wins), and once the
+ * events are committed they are observed (metrics, logs, spans: server/observability).
  */
 export async function appendRunEvents(opts: {
   db: Db;
@@ -30,7 +34,8 @@ export async function appendRunEvents(opts: {
   // Data-modifying CTEs always run; the notify CTE runs because the final SELECT reads it.
   const [row] = await opts.db.$queryRaw<{ lastEventSeq: number; notified: number }[]>`
     WITH bumped AS (
-      UPDATE "AgentDispatchRun" SET "lastEventSeq" = "lastEventSeq" + ${n}::int
+      UPDATE "AgentDispatchRun" SET "lastEventSeq" = "lastEventSeq" + ${n}::int,
+        "traceParent" = COALESCE("traceParent", ${currentTraceParent()}::text)
       WHERE "id" = ${runId} RETURNING "lastEventSeq"
     ), inserted AS (
       INSERT INTO "RunEvent" ("runId", "seq", "type", "payload", "attemptId")
@@ -43,5 +48,6 @@ export async function appendRunEvents(opts: {
     )
     SELECT b."lastEventSeq", (SELECT count(*) FROM notified)::int AS "notified" FROM bumped b`;
   if (!row) throw new AppError("NOT_FOUND", `No run ${runId}.`);
+  afterCommit(opts.db, () => observeRunEvents({ runId, attemptId, events }));
   return { firstSeq: row.lastEventSeq - n + 1, lastSeq: row.lastEventSeq };
 }

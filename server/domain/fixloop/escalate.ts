@@ -6,6 +6,7 @@ import { appendRunEvents } from "../events/append";
 import { escalationFlip } from "./labels";
 import { fixLoopLockKey, intendEscalation, maxEscalationTries } from "./spawn";
 import { advisoryLock } from "@/server/db/advisory-lock";
+import { logEvent } from "@/server/observability/log";
 
 // "fixloop.escalate": the loop hands the branch to a person, once. In one transaction: the
 // loop's state becomes escalated (from then on no fix run starts), the PR's label flip
@@ -181,7 +182,7 @@ export async function escalateFixLoop(opts: { db: Db; intentId: string; notify: 
     });
   } catch (err) {
     const error = errorText(err);
-    return failEscalation(opts.db, opts.intentId, error, now, opts.log ?? ((line) => console.error(line)));
+    return failEscalation(opts.db, opts.intentId, error, now, opts.log ?? ((line) => logEvent("process", { }, { source: "fixloop" }, line, "error")));
   }
 }
 

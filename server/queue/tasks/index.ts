@@ -1,4 +1,5 @@
 import type { Task, TaskList } from "graphile-worker";
+import { tracedTask } from "@/server/observability/jobs";
 import type { JobName } from "../jobs";
 import type { WorkerContext } from "../worker-context";
 import { bootstrapDemoTask } from "./bootstrap-demo";
@@ -31,5 +32,6 @@ export function createTaskList(ctx: WorkerContext): TaskList {
     "run.ended": (payload) => runEndedTask(payload, ctx),
     "approval.decided": (payload) => approvalDecidedTask(payload, ctx),
   };
-  return tasks;
+  // Each job continues the trace it was added in (server/observability/jobs.ts).
+  return Object.fromEntries(Object.entries(tasks).map(([name, task]) => [name, tracedTask(ctx.db, name, task)]));
 }

@@ -1,14 +1,20 @@
 import { z } from "zod";
 import { visibleRepositoryIds } from "@/server/auth/roles";
-import { metricsSnapshot } from "@/server/domain/metrics";
+import { metricsSeries, metricsSnapshot } from "@/server/domain/metrics";
 import { protectedProcedure, requireRepositoryRole, router } from "../init";
 
+const zWindow = z.object({ repositoryId: z.string().min(1).max(100).optional(), windowHours: z.number().int().min(1).max(24 * 90).default(24 * 7) });
+
 export const metricsRouter = router({
-  overview: protectedProcedure
-    .input(z.object({ repositoryId: z.string().min(1).max(100).optional(), windowHours: z.number().int().min(1).max(24 * 90).default(24 * 7) }))
-    .query(async ({ ctx, input }) => {
-      if (input.repositoryId) await requireRepositoryRole(ctx, input.repositoryId, "viewer");
-      const repositoryIds = input.repositoryId ? [input.repositoryId] : await visibleRepositoryIds(ctx.db, ctx.user);
-      return metricsSnapshot({ db: ctx.db, repositoryIds, now: ctx.now(), windowHours: input.windowHours });
-    }),
+  overview: protectedProcedure.input(zWindow).query(async ({ ctx, input }) => {
+    if (input.repositoryId) await requireRepositoryRole(ctx, input.repositoryId, "viewer");
+    const repositoryIds = input.repositoryId ? [input.repositoryId] : await visibleRepositoryIds(ctx.db, ctx.user);
+    return metricsSnapshot({ db: ctx.db, repositoryIds, now: ctx.now(), windowHours: input.windowHours });
+  }),
+  /** The same figures per hour or day over the window, for the charts. */
+  series: protectedProcedure.input(zWindow).query(async ({ ctx, input }) => {
+    if (input.repositoryId) await requireRepositoryRole(ctx, input.repositoryId, "viewer");
+    const repositoryIds = input.repositoryId ? [input.repositoryId] : await visibleRepositoryIds(ctx.db, ctx.user);
+    return metricsSeries({ db: ctx.db, repositoryIds, now: ctx.now(), windowHours: input.windowHours });
+  }),
 });
