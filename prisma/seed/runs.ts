@@ -4,7 +4,7 @@ import { pipelines, type PipelineRefs } from "./ci";
 import { type Actor, buildContext } from "./context";
 import { buildRun, type BuiltRun } from "./build-run";
 import { admit, type PoolIds } from "./pools";
-import { prKey, type PrIds, type RepoIds } from "./repos";
+import { localCloneUrl, prKey, type PrIds, type RepoIds } from "./repos";
 import type { RunPlan } from "./run-plan";
 import { runPlans } from "./run-plans";
 import { snapshotOf, type StackIds } from "./stacks";
@@ -19,6 +19,7 @@ import { minutesBefore, must, newId, stableUuid } from "./util";
 
 export type SeedRefs = {
   now: Date;
+  dataDir: string;
   users: Record<DemoUserKey, string>;
   repos: RepoIds;
   prs: PrIds;
@@ -101,6 +102,7 @@ export async function seedRuns(db: PrismaClient, refs: SeedRefs): Promise<{ crea
     const context = buildContext({
       now: refs.now,
       repo: plan.repo,
+      cloneUrl: localCloneUrl(refs.dataDir, plan.repo),
       prNumber: plan.pr,
       pipeline,
       source: plan.source,
