@@ -2,6 +2,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { verifyPassword } from "better-auth/crypto";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
 import parseDiff from "parse-diff";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb, Prisma } from "@/server/db";
@@ -11,6 +13,8 @@ import { stackSnapshot, zStackSpec } from "@/server/domain/stacks/spec";
 import { git } from "@/server/forges/local/git";
 import { bareRepoPath, resolveRevision } from "@/server/forges/local/repositories";
 import { digestOf, sha256 } from "@/server/lib/digest";
+import { PresentedSections, stackLine, targetLine } from "@/components/approvals/presented-sections";
+import { zPresented } from "@/server/domain/approvals/schemas";
 import { seed } from "./seed";
 import { demoLogins } from "./seed/users";
 
@@ -164,6 +168,35 @@ describe("demo seed", () => {
     const fork = await db.agentDispatchRun.findFirst({ where: { isFork: true, runnerPoolId: { not: null } }, include: { attempts: { include: { runnerPool: true } } } });
     expect(fork?.attempts[0]?.runnerPool?.trustTier).toBe("untrusted");
     expect(await db.agentDispatchRun.count({ where: { parentRunId: { not: null } } })).toBeGreaterThan(0);
+  });
+
+  it("freezes every approval's presented record in the real request's shape (zPresented)", async () => {
+    const approvals = await db.approvalRequest.findMany({ include: { run: { select: { repository: { select: { fullName: true } } } } } });
+    for (const a of approvals) {
+      const parsed = zPresented.safeParse(a.presented);
+      expect(parsed.success, `${a.action} ${a.id}: ${parsed.error?.message}`).toBe(true);
+      const p = parsed.data!;
+      expect(p.action).toBe(a.action);
+      expect(p.target.repository).toBe(a.run.repository.fullName);
+      expect(p.contextLabels.length).toBeGreaterThan(0);
+      expect(stackLine(p.stack)).not.toMatch(/\?/);
+    }
+  });
+
+  it("renders a seeded release approval as a reader would want it: names, a tag, the report as a report", async () => {
+    const a = await db.approvalRequest.findFirstOrThrow({ where: { action: "publish_release", status: "pending" }, include: { artifact: true } });
+    const p = zPresented.parse(a.presented);
+    expect(targetLine(p, a)).toBe(`${p.target.repository} · tag ${a.targetBranch}`);
+    const html = renderToStaticMarkup(createElement(PresentedSections, { approval: a, presented: p }));
+    expect(html).not.toContain("[object Object]");
+    expect(html).not.toContain("not a unified diff");
+    expect(html).not.toMatch(/· \?/);
+    // The readiness report is Markdown: its heading and table render as such.
+    expect(a.artifact?.kind).toBe("report");
+    expect(html).toMatch(/>Release readiness: [^<]+</);
+    expect(html).not.toContain("# Release readiness");
+    expect(html).toContain("<table");
+    for (const label of p.contextLabels) expect(html).toContain(label);
   });
 
   it("gives each demo user a credential account that verifies the demo password", async () => {
