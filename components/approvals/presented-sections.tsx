@@ -31,10 +31,17 @@ export function stackLine(stack: Presented["stack"]): string {
   return [name, stack.model, adapter].filter(Boolean).join(" · ") || "not recorded";
 }
 
-/** "branch main", "tag v2.14.0" (a release names a tag), "PR #412", "check CI / lint". */
-export function targetLine(p: Pick<Presented, "action" | "target">, row: { targetBranch: string | null; targetPrNumber: number | null; targetCheck: string | null }): string {
-  const ref = row.targetBranch && (p.action === "publish_release" ? `tag ${row.targetBranch}` : `branch ${row.targetBranch}`);
-  return [p.target.repository, ref, row.targetPrNumber && `PR #${row.targetPrNumber}`, row.targetCheck && `check ${row.targetCheck}`].filter(Boolean).join(" · ");
+type TargetRow = { action: string; targetBranch: string | null; targetPrNumber: number | null; targetCheck: string | null };
+
+/** A request's target without its repository: "branch main", "tag v2.14.0" (a release names a tag), "PR #412", "check CI / lint". */
+export function targetParts(row: TargetRow): string[] {
+  const ref = row.targetBranch && (row.action === "publish_release" ? `tag ${row.targetBranch}` : `branch ${row.targetBranch}`);
+  return [ref, row.targetPrNumber && `PR #${row.targetPrNumber}`, row.targetCheck && `check ${row.targetCheck}`].filter((x): x is string => Boolean(x));
+}
+
+/** The whole target: "acme/web-console · tag v2.14.0". */
+export function targetLine(p: Pick<Presented, "target">, row: TargetRow): string {
+  return [p.target.repository, ...targetParts(row)].join(" · ");
 }
 
 type ApprovalForSections = {
