@@ -120,11 +120,11 @@ export function playWriteBacks(ctx: WriteBackCtx): Date | null {
     if (d.status === "rejected") {
       tb.emit("log", { stream: "system", text: `${demoUsers[d.by].name} rejected ${g.w.action.replace("_", " ")}: ${d.reason}` });
       Object.assign(approval, { status: "rejected", reason: d.reason });
-      ctx.audit(d.by, "approval.reject", "approval", g.approvalId, { runId: input.runId, action: g.w.action, reason: d.reason });
+      ctx.audit(d.by, "approval.reject", "ApprovalRequest", g.approvalId, { runId: input.runId, action: g.w.action, reason: d.reason });
       continue;
     }
     tb.emit("log", { stream: "system", text: `${demoUsers[d.by].name} approved ${g.w.action.replace("_", " ")}.` });
-    ctx.audit(d.by, "approval.approve", "approval", g.approvalId, { runId: input.runId, action: g.w.action, artifactDigest: approval.artifactDigest ?? null });
+    ctx.audit(d.by, "approval.approve", "ApprovalRequest", g.approvalId, { runId: input.runId, action: g.w.action, artifactDigest: approval.artifactDigest ?? null });
     approval.status = "approved";
     tb.wait(300).emit("write_back_requested", { approvalId: g.approvalId, action: g.w.action, target: t, artifactDigest: approval.artifactDigest ?? undefined });
     const row = provenance(g.w, g.approvalId, d.by);
