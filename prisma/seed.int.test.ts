@@ -183,6 +183,16 @@ describe("demo seed", () => {
     }
   });
 
+  it("gives every seeded approval the change gate's stored decision, as a live request gets", async () => {
+    const approvals = await db.approvalRequest.findMany({ include: { policyDecision: { include: { policyVersion: { include: { policy: true } } } } } });
+    for (const a of approvals) {
+      expect(a.policyDecision, `${a.action} ${a.id}`).not.toBeNull();
+      expect(a.policyDecision!.runId).toBe(a.runId);
+      expect(a.policyDecision!.policyVersion.policy.kind).toBe("change_gate");
+      expect(a.policyDecision!.facts).toMatchObject({ kind: expect.objectContaining({ value: a.action }) });
+    }
+  });
+
   it("renders a seeded release approval as a reader would want it: names, a tag, the report as a report", async () => {
     const a = await db.approvalRequest.findFirstOrThrow({ where: { action: "publish_release", status: "pending" }, include: { artifact: true } });
     const p = zPresented.parse(a.presented);
