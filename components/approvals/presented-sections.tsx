@@ -3,6 +3,7 @@ import { Card } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import type { Presented } from "@/server/domain/approvals/schemas";
 import { LabelChangeView } from "./label-change";
+import { targetParts, type TargetRow } from "./target";
 
 // The read-only part of the approval screen: what the request froze for its approver (the
 // artifact as what it is, the agent, its grants and context), parsed with zPresented first.
@@ -29,14 +30,6 @@ export function stackLine(stack: Presented["stack"]): string {
   const name = stack.name ? `${stack.name}${stack.version !== null ? ` v${stack.version}` : ""}` : null;
   const adapter = stack.adapter ? (adapterLabel[stack.adapter] ?? stack.adapter) : null;
   return [name, stack.model, adapter].filter(Boolean).join(" · ") || "not recorded";
-}
-
-type TargetRow = { action: string; targetBranch: string | null; targetPrNumber: number | null; targetCheck: string | null };
-
-/** A request's target without its repository: "branch main", "tag v2.14.0" (a release names a tag), "PR #412", "check CI / lint". */
-export function targetParts(row: TargetRow): string[] {
-  const ref = row.targetBranch && (row.action === "publish_release" ? `tag ${row.targetBranch}` : `branch ${row.targetBranch}`);
-  return [ref, row.targetPrNumber && `PR #${row.targetPrNumber}`, row.targetCheck && `check ${row.targetCheck}`].filter((x): x is string => Boolean(x));
 }
 
 /** The whole target: "acme/web-console · tag v2.14.0". */

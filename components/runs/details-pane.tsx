@@ -9,7 +9,7 @@ import { Empty, Field, Names, Section } from "./section";
 import type { RunDetailView } from "./types";
 import { ApprovalActions } from "@/components/approvals/approval-actions";
 import { LabelChangeSummary } from "@/components/approvals/label-change";
-import { targetParts } from "@/components/approvals/presented-sections";
+import { targetParts } from "@/components/approvals/target";
 import { SandboxSection } from "./sandbox-section";
 
 // The right pane: how the run executed and what it may touch. Attempts and
