@@ -31,7 +31,27 @@ test("a patch with a secret: shown redacted, refused until an admin overrides wi
     );
     approvalId = `e2e${randomUUID().replaceAll("-", "").slice(0, 20)}`;
     const note = "Push protection: the patch contains secrets (stripe_key ×1); it is shown redacted, and pushing it is refused unless an admin overrides with a reason.";
-    const presented = { reason: `Every push needs approval. ${note}`, target: { branch: "e2e/branch" }, artifact: { id: artifactId, kind: "patch", name: "fix.patch", digest }, pushProtection: { findings: FINDINGS, note }, stack: { name: "e2e-stack", version: 1 } };
+    // The shape request-write-back freezes (zPresented): the approval screen refuses any other.
+    const presented = {
+      prompt: "Fix the failing check.",
+      promptHash: `sha256:${"0".repeat(64)}`,
+      contextDigest: `sha256:${"1".repeat(64)}`,
+      contextLabels: ["failed-log-window"],
+      stack: { name: "e2e-stack", version: 1, digest: `sha256:${"2".repeat(64)}`, model: "anthropic/claude-sonnet-4-5", adapter: "scripted", tools: [], mcpServers: [], skills: [], subagents: [], approvalMode: "always" },
+      runnerPool: null,
+      runtimeServiceAccount: null,
+      runnerServiceAccount: null,
+      secrets: { granted: [], denied: [] },
+      configMaps: { granted: [], denied: [] },
+      action: "push_commits",
+      target: { repository: "e2e/repository", branch: "e2e/branch", headSha: "e".repeat(40) },
+      artifact: { id: artifactId, kind: "patch", name: "fix.patch", digest, sizeBytes: Buffer.byteLength(ORIGINAL) },
+      message: null,
+      labels: null,
+      reason: `Every push needs approval. ${note}`,
+      exception: null,
+      pushProtection: { findings: FINDINGS, note },
+    };
     await db.query(
       `INSERT INTO "ApprovalRequest" ("id", "runId", "action", "targetBranch", "targetHeadSha", "artifactId", "artifactDigest", "presented", "status", "expiresAt")
        VALUES ($1, $2, 'push_commits', 'e2e/branch', $3, $4, $5, $6, 'pending', now() + interval '1 day')`,

@@ -1,11 +1,20 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { verifyPassword } from "better-auth/crypto";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
 import parseDiff from "parse-diff";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb, Prisma } from "@/server/db";
 import { RunStatus } from "@/server/db/generated/enums";
 import { zRunEventInput } from "@/server/domain/events/catalogue";
 import { stackSnapshot, zStackSpec } from "@/server/domain/stacks/spec";
+import { git } from "@/server/forges/local/git";
+import { bareRepoPath, resolveRevision } from "@/server/forges/local/repositories";
 import { digestOf, sha256 } from "@/server/lib/digest";
+import { PresentedSections, stackLine, targetLine } from "@/components/approvals/presented-sections";
+import { zPresented } from "@/server/domain/approvals/schemas";
 import { seed } from "./seed";
 import { demoLogins } from "./seed/users";
 
@@ -21,16 +30,80 @@ async function countAllTables(): Promise<Record<string, number>> {
   return counts;
 }
 
+let dataDir: string;
+
 describe("demo seed", () => {
   beforeAll(async () => {
-    await seed(db);
+    dataDir = await mkdtemp(join(tmpdir(), "airlock-seed-"));
+    await seed(db, { dataDir });
   }, 60_000);
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
 
-  it("seeds at least 30 runs with a run in every RunStatus", async () => {
+  it("seeds at least 30 runs with a run in every settled RunStatus, and none a worker would pick up", async () => {
     const groups = await db.agentDispatchRun.groupBy({ by: ["status"], _count: { _all: true } });
     const seen = new Set(groups.map((g) => g.status));
-    for (const status of Object.values(RunStatus)) expect(seen, `a ${status} run`).toContain(status);
+    const live: string[] = [RunStatus.queued, RunStatus.running];
+    for (const status of Object.values(RunStatus).filter((s) => !live.includes(s))) expect(seen, `a ${status} run`).toContain(status);
+    for (const status of live) expect(seen, `no ${status} run`).not.toContain(status);
     expect(groups.reduce((n, g) => n + g._count._all, 0)).toBeGreaterThanOrEqual(30);
+    // The worker claims queued attempts and reaps started or running ones whose heartbeat is old.
+    expect(await db.dispatchAttempt.count({ where: { status: { in: ["queued", "starting", "running"] } } })).toBe(0);
+  });
+
+  it("puts every seeded repository on the local forge, with every commit a row names", async () => {
+    const repos = await db.repository.findMany();
+    expect(repos.length).toBeGreaterThanOrEqual(3);
+    const named = new Map<string, Set<string>>(repos.map((r) => [r.id, new Set<string>()]));
+    const add = (repositoryId: string, sha: string | null | undefined) => sha && named.get(repositoryId)!.add(sha);
+    for (const p of await db.pullRequest.findMany()) {
+      add(p.repositoryId, p.headSha);
+      add(p.repositoryId, p.baseSha);
+    }
+    for (const p of await db.pipeline.findMany()) add(p.repositoryId, p.headSha);
+    for (const r of await db.agentDispatchRun.findMany({ include: { approvals: true } })) {
+      add(r.repositoryId, r.headSha);
+      const bundle = r.contextBundle as { ref?: { sha?: string; pullRequest?: { baseSha?: string | null } | null } };
+      add(r.repositoryId, bundle.ref?.sha);
+      add(r.repositoryId, bundle.ref?.pullRequest?.baseSha);
+      for (const a of r.approvals) add(r.repositoryId, a.targetHeadSha);
+    }
+    for (const repo of repos) {
+      expect(repo.forge, repo.fullName).toBe("local");
+      const path = bareRepoPath(dataDir, repo.fullName);
+      expect(repo.cloneUrl).toBe(`file://${path}`);
+      expect(await resolveRevision(path, repo.defaultBranch), `${repo.fullName} ${repo.defaultBranch}`).not.toBeNull();
+      for (const sha of named.get(repo.id)!) expect(await resolveRevision(path, sha), `${repo.fullName} ${sha}`).toBe(sha);
+    }
+    const prs = await db.pullRequest.findMany({ include: { repository: true } });
+    for (const pr of prs) {
+      const path = bareRepoPath(dataDir, pr.repository.fullName);
+      // Every pull request's head is where GitHub keeps it (forks included), and a branch of the repository otherwise.
+      expect(await resolveRevision(path, `refs/pull/${pr.number}/head`), `${pr.repository.fullName}#${pr.number}`).toBe(pr.headSha);
+      if (!pr.isFork) expect(await resolveRevision(path, `refs/heads/${pr.headRef}`)).toBe(pr.headSha);
+    }
+    // Release runs name their tag, and the tag is the commit they reviewed.
+    for (const run of await db.agentDispatchRun.findMany({ where: { source: "release" }, include: { repository: true } })) {
+      const tag = (run.contextBundle as { ref: { tag: string } }).ref.tag;
+      expect(await resolveRevision(bareRepoPath(dataDir, run.repository.fullName), `refs/tags/${tag}`)).toBe(run.headSha);
+    }
+  });
+
+  it("seeds pending patches that apply to the branch head they name", async () => {
+    const pending = await db.approvalRequest.findMany({ where: { status: "pending", action: { in: ["push_commits", "update_pr_branch"] } }, include: { artifact: true, run: { include: { repository: true } } } });
+    expect(pending.length).toBeGreaterThan(0);
+    for (const a of pending) {
+      const path = bareRepoPath(dataDir, a.run.repository.fullName);
+      expect(await resolveRevision(path, `refs/heads/${a.targetBranch}`), `${a.run.repository.fullName} ${a.targetBranch}`).toBe(a.targetHeadSha);
+      const work = await mkdtemp(join(tmpdir(), "airlock-seed-apply-"));
+      try {
+        await git(["clone", "--quiet", "--branch", a.targetBranch!, path, work]);
+        await git(["apply", "--check", "-"], { cwd: work, input: a.artifact!.content! });
+      } finally {
+        await rm(work, { recursive: true, force: true });
+      }
+    }
   });
 
   it("numbers each run's events 1..lastEventSeq without gaps, in time order, all valid catalogue events", async () => {
@@ -97,6 +170,45 @@ describe("demo seed", () => {
     expect(await db.agentDispatchRun.count({ where: { parentRunId: { not: null } } })).toBeGreaterThan(0);
   });
 
+  it("freezes every approval's presented record in the real request's shape (zPresented)", async () => {
+    const approvals = await db.approvalRequest.findMany({ include: { run: { select: { repository: { select: { fullName: true } } } } } });
+    for (const a of approvals) {
+      const parsed = zPresented.safeParse(a.presented);
+      expect(parsed.success, `${a.action} ${a.id}: ${parsed.error?.message}`).toBe(true);
+      const p = parsed.data!;
+      expect(p.action).toBe(a.action);
+      expect(p.target.repository).toBe(a.run.repository.fullName);
+      expect(p.contextLabels.length).toBeGreaterThan(0);
+      expect(stackLine(p.stack)).not.toMatch(/\?/);
+    }
+  });
+
+  it("gives every seeded approval the change gate's stored decision, as a live request gets", async () => {
+    const approvals = await db.approvalRequest.findMany({ include: { policyDecision: { include: { policyVersion: { include: { policy: true } } } } } });
+    for (const a of approvals) {
+      expect(a.policyDecision, `${a.action} ${a.id}`).not.toBeNull();
+      expect(a.policyDecision!.runId).toBe(a.runId);
+      expect(a.policyDecision!.policyVersion.policy.kind).toBe("change_gate");
+      expect(a.policyDecision!.facts).toMatchObject({ kind: expect.objectContaining({ value: a.action }) });
+    }
+  });
+
+  it("renders a seeded release approval as a reader would want it: names, a tag, the report as a report", async () => {
+    const a = await db.approvalRequest.findFirstOrThrow({ where: { action: "publish_release", status: "pending" }, include: { artifact: true } });
+    const p = zPresented.parse(a.presented);
+    expect(targetLine(p, a)).toBe(`${p.target.repository} · tag ${a.targetBranch}`);
+    const html = renderToStaticMarkup(createElement(PresentedSections, { approval: a, presented: p }));
+    expect(html).not.toContain("[object Object]");
+    expect(html).not.toContain("not a unified diff");
+    expect(html).not.toMatch(/· \?/);
+    // The readiness report is Markdown: its heading and table render as such.
+    expect(a.artifact?.kind).toBe("report");
+    expect(html).toMatch(/>Release readiness: [^<]+</);
+    expect(html).not.toContain("# Release readiness");
+    expect(html).toContain("<table");
+    for (const label of p.contextLabels) expect(html).toContain(label);
+  });
+
   it("gives each demo user a credential account that verifies the demo password", async () => {
     for (const login of demoLogins) {
       const user = await db.user.findUniqueOrThrow({ where: { email: login.email }, include: { accounts: true } });
@@ -108,7 +220,7 @@ describe("demo seed", () => {
 
   it("adds nothing when run again, even days later", async () => {
     const before = await countAllTables();
-    const again = await seed(db, { now: new Date(Date.now() + 3 * 24 * 3600_000) });
+    const again = await seed(db, { dataDir, now: new Date(Date.now() + 3 * 24 * 3600_000) });
     expect(again.runsCreated).toBe(0);
     expect(await countAllTables()).toEqual(before);
   });

@@ -6,7 +6,6 @@ import { toast } from "sonner";
 import { DetailPageSkeleton } from "@/components/layout/page-skeletons";
 import { ProofSkeleton, ProofTree } from "@/components/policies/proof-tree";
 import { useTRPC } from "@/components/providers/trpc";
-import { DiffView } from "@/components/transcript/diff-view";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -14,9 +13,9 @@ import { Card } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { RelativeTime } from "@/components/ui/time";
 import { useNow } from "@/components/ui/use-now";
-import type { Presented } from "@/server/domain/approvals/presented";
+import { zPresented } from "@/server/domain/approvals/schemas";
 import { ApprovalActions } from "./approval-actions";
-import { LabelChangeView } from "./label-change";
+import { Field, PresentedSections, targetLine } from "./presented-sections";
 import { PushProtectionPanel } from "./push-protection";
 import { statusTone } from "./approvals-queue";
 import { useApprovalStream } from "./use-approval-stream";
@@ -24,17 +23,6 @@ import { useApprovalStream } from "./use-approval-stream";
 // The review screen: everything the approver must see before a write-back leaves the sandbox,
 // frozen when it was requested, then the decision controls. Live over SSE (polls while the
 // stream reconnects and the request is open).
-
-function Field({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div>
-      <dt className="text-xs font-medium text-zinc-600 dark:text-zinc-400">{label}</dt>
-      <dd className="text-sm break-words">{children}</dd>
-    </div>
-  );
-}
-
-const list = (xs: readonly string[]) => (xs.length ? xs.join(", ") : "none");
 
 export function ApprovalReview({ approvalId }: { approvalId: string }) {
   const trpc = useTRPC();
@@ -47,7 +35,17 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
   const retry = useMutation(trpc.approvals.retryWriteBack.mutationOptions({ onSuccess: () => qc.invalidateQueries(), onError: (e) => toast.error(e.message) }));
   if (q.error) return <Alert>{q.error.message}</Alert>;
   if (!a) return <DetailPageSkeleton label="Loading the approval request" panels={3} />;
-  const p = a.presented as unknown as Presented;
+  const parsed = zPresented.safeParse(a.presented);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return (
+      <Alert data-testid="presented-unreadable">
+        The record of what this request showed its approver cannot be read ({issue ? `${issue.path.join(".") || "record"}: ${issue.message}` : "unknown shape"}), so it is not shown and the request
+        cannot be decided here.
+      </Alert>
+    );
+  }
+  const p = parsed.data;
   const canDecide = a.viewerRole !== "viewer";
   const blocked = a.pushProtection && !a.pushProtection.override ? "Push protection: the patch contains secrets; an admin must override first" : null;
   const disabledReason =
@@ -82,7 +80,7 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
         <dl className="grid gap-3 sm:grid-cols-3">
           <Field label="Action">{a.action.replaceAll("_", " ")}</Field>
           <Field label="Target">
-            <span className="font-mono text-xs">{[p.target?.repository, a.targetBranch && `branch ${a.targetBranch}`, a.targetPrNumber && `PR #${a.targetPrNumber}`, a.targetCheck && `check ${a.targetCheck}`].filter(Boolean).join(" · ")}</span>
+            <span className="font-mono text-xs">{targetLine(p, a)}</span>
           </Field>
           <Field label="Head SHA">
             <span className="font-mono text-xs" data-testid="head-sha">{a.targetHeadSha ?? "—"}</span>
@@ -128,45 +126,16 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
       <section aria-label="Why approval" className="space-y-2">
         <h2 className="font-medium">Why this needs approval</h2>
         <p className="text-sm">{p.reason}</p>
-        {proof.data ? <ProofTree decision={proof.data.decision} /> : a.policyDecisionId ? <ProofSkeleton /> : <p className="text-sm">No stored decision: the gate failed closed.</p>}
+        {proof.data ? (
+          <ProofTree decision={proof.data.decision} />
+        ) : a.policyDecisionId ? (
+          <ProofSkeleton />
+        ) : (
+          <p className="text-sm">No policy rule decided this request, so it waits for a person: a write-back without a rule that exempts it always needs approval.</p>
+        )}
       </section>
 
-      {a.action === "set_labels" ? (
-        <section aria-label="Label change" className="space-y-2">
-          <h2 className="font-medium">Label change</h2>
-          <LabelChangeView presented={a.presented} fallbackPrNumber={a.targetPrNumber} />
-        </section>
-      ) : (
-        <section aria-label="Artifact" className="space-y-2">
-          <h2 className="font-medium">Artifact</h2>
-          <p className="font-mono text-xs break-all">
-            <span data-testid="artifact-digest">
-              {a.artifact?.name} {a.artifactDigest}
-            </span>
-            {a.artifactDigest && <CopyButton value={a.artifactDigest} what="artifact digest" className="ml-0.5 align-middle" />}
-          </p>
-          {a.artifact?.content ? <DiffView patch={a.artifact.content} /> : p.message ? <pre className="text-sm whitespace-pre-wrap">{p.message}</pre> : <p className="text-sm">No artifact.</p>}
-        </section>
-      )}
-
-      <Card as="section" padding="sm" aria-label="Agent">
-        <dl className="grid gap-3 sm:grid-cols-2">
-          <Field label="Stack">{`${p.stack?.name ?? "?"} v${p.stack?.version ?? "?"} · ${p.stack?.model ?? "?"} · ${p.stack?.adapter ?? "?"}`}</Field>
-          <Field label="Stack digest"><span className="font-mono text-xs">{p.stack?.digest}</span></Field>
-          <Field label="Tools">{list(p.stack?.tools ?? [])}</Field>
-          <Field label="MCP servers">{list((p.stack?.mcpServers ?? []).map((m) => `${m.name}${m.privileged ? " (privileged)" : ""}`))}</Field>
-          <Field label="Skills">{list(p.stack?.skills ?? [])}</Field>
-          <Field label="Subagents">{list((p.stack?.subagents ?? []).map((s) => `${s.name} (${s.role})`))}</Field>
-          <Field label="Runner pool">{p.runnerPool ? `${p.runnerPool.name} (${p.runnerPool.trustTier}, ${p.runnerPool.kind})` : "not admitted"}</Field>
-          <Field label="Runtime ServiceAccount">{p.runtimeServiceAccount ?? "—"}</Field>
-          <Field label="Runner ServiceAccount">{p.runnerServiceAccount ?? "—"}</Field>
-          <Field label="Secrets">{`granted: ${list(p.secrets?.granted ?? [])}; denied: ${list((p.secrets?.denied ?? []).map((d) => `${d.name} (${d.reason})`))}`}</Field>
-          <Field label="ConfigMaps">{`granted: ${list(p.configMaps?.granted ?? [])}; denied: ${list((p.configMaps?.denied ?? []).map((d) => `${d.name} (${d.reason})`))}`}</Field>
-          <Field label="Context labels">{list(p.contextLabels ?? [])}</Field>
-        </dl>
-        <h3 className="mt-3 text-xs font-medium text-zinc-600 dark:text-zinc-400">Assembled prompt ({p.promptHash})</h3>
-        <pre className="mt-1 max-h-80 overflow-auto rounded bg-zinc-50 p-2 text-xs whitespace-pre-wrap dark:bg-zinc-950">{p.prompt}</pre>
-      </Card>
+      <PresentedSections approval={a} presented={p} />
     </article>
   );
 }

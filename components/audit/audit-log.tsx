@@ -8,17 +8,10 @@ import { FilterInput } from "@/components/ui/filter-controls";
 import { LoadMore } from "@/components/ui/load-more";
 import { Table } from "@/components/ui/table";
 import { RelativeTime } from "@/components/ui/time";
-
 import { auditFilterParsers, auditListInput } from "./filters";
+import { auditDetail, auditVerb } from "./sentence";
 
-const columns = ["When", "Actor", "Action", "Object", { label: "Detail", className: "hidden lg:table-cell" }];
-
-/** Where an audited object lives in the console, when it has a page. */
-function objectHref(objectType: string, objectId: string): string | null {
-  if (objectType === "AgentDispatchRun") return `/runs/${objectId}`;
-  if (objectType === "ApprovalRequest") return `/approvals/${objectId}`;
-  return null;
-}
+const columns = ["When", "What happened", { label: "Repository", className: "hidden lg:table-cell" }];
 
 export function AuditLog() {
   const trpc = useTRPC();
@@ -39,26 +32,24 @@ export function AuditLog() {
       </div>
       <Table columns={columns} bodyTestId="audit-table" empty={items.length === 0 && !q.isPending ? "No audit entries match." : null}>
         {items.map((e) => {
-          const href = objectHref(e.objectType, e.objectId);
+          const detail = auditDetail(e.detail);
           return (
-            <tr key={e.id}>
-              <td className="text-zinc-600 dark:text-zinc-400">
+            <tr key={e.id} data-action={e.action}>
+              <td className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">
                 <RelativeTime date={e.createdAt} />
               </td>
-              <td>{e.actor}</td>
-              <td className="font-mono text-xs">{e.action}</td>
-              <td className="text-xs">
-                {href ? (
-                  <Link className="text-indigo-600 hover:underline dark:text-indigo-400" href={href}>
-                    {e.objectType} {e.objectId.slice(0, 10)}
+              <td className="text-sm">
+                <span className="font-medium">{e.actorName ?? e.actor}</span> {auditVerb(e.action)}{" "}
+                {e.object.href ? (
+                  <Link className="text-indigo-600 hover:underline dark:text-indigo-400" href={e.object.href}>
+                    {e.object.label}
                   </Link>
                 ) : (
-                  <span>
-                    {e.objectType} {e.objectId.slice(0, 10)}
-                  </span>
+                  <span>{e.object.label}</span>
                 )}
+                {detail && <span className="block text-xs break-words text-zinc-600 dark:text-zinc-400">{detail}</span>}
               </td>
-              <td className="hidden max-w-md truncate font-mono text-xs text-zinc-600 lg:table-cell dark:text-zinc-400">{e.detail ? JSON.stringify(e.detail) : ""}</td>
+              <td className="hidden text-xs text-zinc-600 lg:table-cell dark:text-zinc-400">{e.repositoryName ?? "all repositories"}</td>
             </tr>
           );
         })}

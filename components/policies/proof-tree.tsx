@@ -108,11 +108,12 @@ export function ProofTree({ decision, className }: { decision: PolicyDecision; c
     >
       <figcaption className="space-y-1">
         <div className="flex flex-wrap items-center gap-2">
-          <span className="font-mono text-sm">
+          <span className="min-w-0 font-mono text-sm break-all">
             {decision.property} = <strong>{String(decision.value)}</strong>
           </span>
           {proof.via === "rule" ? (
-            <Badge tone="success">
+            // A rule name can be long and the run page's pane is narrow: the badge wraps inside it.
+            <Badge tone="success" className="max-w-full whitespace-normal break-all">
               via {proof.rule} · priority {proof.priority}
             </Badge>
           ) : (

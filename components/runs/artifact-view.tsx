@@ -24,7 +24,6 @@ export function ArtifactView({ runId, artifactId }: { runId: string; artifactId:
   if (artifact.error) return <Alert>{artifact.error.message}</Alert>;
   const a = artifact.data;
   const content = a.content ?? "";
-  const markdown = a.kind === "diagnosis" || a.kind === "report" || a.mediaType.includes("markdown") || a.name.endsWith(".md");
   return (
     <div className="space-y-4">
       <header className="space-y-1">
@@ -62,15 +61,23 @@ export function ArtifactView({ runId, artifactId }: { runId: string; artifactId:
       </header>
       {a.content === null ? (
         <p className="text-sm text-zinc-600 dark:text-zinc-400">Stored outside Airlock{a.location ? `: ${plainTerminalText(a.location)}` : ""}.</p>
-      ) : a.kind === "patch" ? (
-        <DiffView patch={content} />
-      ) : markdown ? (
-        <Card as="article">
-          <SafeMarkdown text={plainTerminalText(content)} />
-        </Card>
       ) : (
-        <TerminalText text={content} startLine={1} anchorPrefix="L" label={a.name} maxLines={5_000} />
+        <ArtifactBody artifact={{ ...a, content }} />
       )}
     </div>
   );
+}
+
+/** An artifact's text as what it is: a patch as a diff, a diagnosis or report as Markdown, anything else as terminal output. */
+export function ArtifactBody({ artifact: a }: { artifact: { kind: string; name: string; mediaType: string; content: string } }) {
+  const markdown = a.kind === "diagnosis" || a.kind === "report" || a.mediaType.includes("markdown") || a.name.endsWith(".md");
+  if (a.kind === "patch") return <DiffView patch={a.content} />;
+  if (markdown) {
+    return (
+      <Card as="article">
+        <SafeMarkdown text={plainTerminalText(a.content)} />
+      </Card>
+    );
+  }
+  return <TerminalText text={a.content} startLine={1} anchorPrefix="L" label={a.name} maxLines={5_000} />;
 }

@@ -3,12 +3,13 @@
 import Link from "next/link";
 import { useNow } from "@/components/ui/use-now";
 import { Badge } from "@/components/ui/badge";
-import { formatDuration, formatUsd } from "@/components/ui/format";
+import { describeRunnerRef, formatDuration, formatUsd } from "@/components/ui/format";
 import { plainTerminalText } from "@/components/transcript/ansi";
 import { Empty, Field, Names, Section } from "./section";
 import type { RunDetailView } from "./types";
 import { ApprovalActions } from "@/components/approvals/approval-actions";
 import { LabelChangeSummary } from "@/components/approvals/label-change";
+import { targetParts } from "@/components/approvals/target";
 import { SandboxSection } from "./sandbox-section";
 
 // The right pane: how the run executed and what it may touch. Attempts and
@@ -45,8 +46,10 @@ export function DetailsPane({ run }: { run: RunDetailView }) {
                   <Field label="Queue wait">{formatDuration(ms(a.queuedAt, a.startedAt ?? (a.status === "queued" ? now : null)))}</Field>
                   <Field label="Duration">{formatDuration(ms(a.startedAt, a.finishedAt ?? (a.startedAt && !a.finishedAt ? now : null)))}</Field>
                   <Field label="Pool">{a.runnerPool ? `${a.runnerPool.name} (${a.runnerPool.trustTier}, ${a.runnerPool.kind})` : "—"}</Field>
-                  <Field label="Pod / job">
-                    <span className="font-mono text-xs break-all">{a.runnerRef ?? "—"}</span>
+                  <Field label="Ran on">
+                    <span className="break-all" title={a.runnerRef ?? undefined}>
+                      {describeRunnerRef(a.runnerRef, a.runnerPool?.kind)}
+                    </span>
                   </Field>
                   {a.adapterSessionId && (
                     <Field label="Session">
@@ -96,8 +99,9 @@ export function DetailsPane({ run }: { run: RunDetailView }) {
         {run.decisions.length > 0 && (
           <ul className="mt-2 space-y-1 border-t border-zinc-100 pt-2 text-xs dark:border-zinc-800">
             {run.decisions.map((d) => (
-              <li key={d.id}>
-                <span className="font-mono">
+              <li key={d.id} className="break-words">
+                {/* A long value (a pool or rule name) wraps inside the pane instead of running past it. */}
+                <span className="font-mono break-all">
                   {d.property} = {JSON.stringify(d.value)}
                 </span>{" "}
                 <span className="text-zinc-600 dark:text-zinc-400">by {d.ruleName ?? "no rule (fail-closed)"}</span>
@@ -188,7 +192,7 @@ export function DetailsPane({ run }: { run: RunDetailView }) {
                   <Badge tone={a.status === "pending" ? "warning" : a.status === "rejected" || a.status === "failed" ? "danger" : "neutral"}>{a.status}</Badge>
                 </div>
                 <p className="text-xs text-zinc-600 dark:text-zinc-400">
-                  {[a.targetBranch && `branch ${a.targetBranch}`, a.targetPrNumber && `PR #${a.targetPrNumber}`, a.targetCheck && `check ${a.targetCheck}`].filter(Boolean).join(", ") || "no target"}
+                  {targetParts(a).join(", ") || "no target"}
                   {a.decidedBy && ` · ${a.status} by ${a.decidedBy.name}`}
                   {a.reason && ` · ${plainTerminalText(a.reason)}`}
                 </p>

@@ -78,7 +78,7 @@ export function PolicyDecisions({ runId, lastEventSeq }: { runId: string; lastEv
                 <details open={kind === "ci_triage"} data-testid={`decision-${kind}`}>
                   <summary className="cursor-pointer text-sm">
                     <span className="font-medium">{policyTitle[kind] ?? d.policyName}</span>{" "}
-                    <span className="font-mono text-xs">
+                    <span className="font-mono text-xs break-all">
                       {d.decision.property} = {String(d.decision.value)}
                     </span>
                   </summary>

@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { memo } from "react";
+import { targetParts } from "@/components/approvals/target";
 import { Badge } from "@/components/ui/badge";
 import { cn } from "@/components/ui/cn";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -289,7 +290,7 @@ function EventBody({ row, runId, expanded, collapsed, query, onToggle, onToggleS
       );
     case "approval_requested": {
       const t = payloadOf(p.target);
-      const target = [s(t.branch) && `branch ${s(t.branch)}`, n(t.prNumber) && `PR #${n(t.prNumber)}`, s(t.check) && `check ${s(t.check)}`].filter(Boolean).join(", ");
+      const target = targetParts({ action: s(p.action), targetBranch: s(t.branch) || null, targetPrNumber: n(t.prNumber) ?? null, targetCheck: s(t.check) || null }).join(", ");
       return (
         <div>
           <div className="flex flex-wrap items-center gap-2">

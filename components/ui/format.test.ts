@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatAbsolute, formatClock, formatRelative } from "./format";
+import { describeRunnerRef, formatAbsolute, formatClock, formatRelative } from "./format";
 
 const now = Date.UTC(2026, 9, 8, 12, 0, 0);
 const ago = (seconds: number) => now - seconds * 1000;
@@ -46,5 +46,18 @@ describe("absolute and clock times", () => {
   it("shows the time of day on a 24-hour clock, midnight as 00", () => {
     expect(formatClock(Date.UTC(2026, 0, 1, 0, 5, 9), { timeZone: "UTC" })).toBe("00:05:09");
     expect(formatClock(Date.UTC(2026, 0, 1, 23, 59, 59), { timeZone: "Asia/Tokyo" })).toBe("08:59:59");
+  });
+});
+
+describe("describeRunnerRef", () => {
+  it("names a worker process and its host, or a Kubernetes Job and its namespace", () => {
+    expect(describeRunnerRef("vm/3417/pool-628d21ec", "local")).toBe("worker process 3417 on vm");
+    expect(describeRunnerRef("worker-1/pid-41234", "local")).toBe("worker process 41234 on worker-1");
+    expect(describeRunnerRef("airlock-agents/job/airlock-run-1a2b3c4d-a1", "kubernetes")).toBe("Job airlock-run-1a2b3c4d-a1 in namespace airlock-agents");
+  });
+
+  it("shows an unknown shape as it is, and a missing one as a dash", () => {
+    expect(describeRunnerRef("something-else", "local")).toBe("something-else");
+    expect(describeRunnerRef(null, "local")).toBe("—");
   });
 });

@@ -76,3 +76,17 @@ export const taskKindLabel: Record<string, string> = {
   triage: "Triage",
   release_review: "Release review",
 };
+
+/**
+ * Where an attempt ran, for a reader: a worker's `host/pid/pool-id` reference reads "worker
+ * process 3417 on vm", a Kubernetes `namespace/job/name` reads "Job name in namespace ns".
+ */
+export function describeRunnerRef(ref: string | null | undefined, poolKind: string | null | undefined): string {
+  if (!ref) return "—";
+  const parts = ref.split("/");
+  if (poolKind === "kubernetes" && parts.length === 3 && parts[1] === "job") return `Job ${parts[2]} in namespace ${parts[0]}`;
+  const [host, pid] = parts;
+  const number = pid?.replace(/^pid-/, "");
+  if (host && number && /^\d+$/.test(number)) return `worker process ${number} on ${host}`;
+  return ref;
+}

@@ -87,7 +87,7 @@ export function buildRun(input: BuildInput): BuiltRun {
   });
   if (context.redactions > 0) tb.emit("log", { stream: "system", text: `Context redaction: ${context.redactions} secret value(s) masked in the log excerpt (rule npm-token).` });
   if (plan.source === "manual" || plan.source === "resume" || plan.source === "fork") {
-    if ("user" in plan.actor) audit(plan.actor.user, "run.create", "run", runId, { source: plan.source, taskKind: plan.taskKind, parentRunId: input.parentRunId });
+    if ("user" in plan.actor) audit(plan.actor.user, "run.create", "AgentDispatchRun", runId, { source: plan.source, taskKind: plan.taskKind, parentRunId: input.parentRunId });
   }
   runStatus(plan.start.as, plan.start.reason);
 
@@ -104,12 +104,12 @@ export function buildRun(input: BuildInput): BuiltRun {
       if (then.dispatchedBy === "policy") runStatus("queued", "repository policy auto-runs failed-check suggestions on acme/payments-api");
       else {
         runStatus("queued", `${userName(then.dispatchedBy)} dispatched the suggestion`);
-        audit(then.dispatchedBy, "run.dispatch", "run", runId, { from: "suggested" });
+        audit(then.dispatchedBy, "run.dispatch", "AgentDispatchRun", runId, { from: "suggested" });
       }
     } else if (then && "dismissedBy" in then) {
       tb.wait(minutes(then.afterMin));
       runStatus("cancelled", `${userName(then.dismissedBy)} dismissed the suggestion: ${then.reason}`);
-      audit(then.dismissedBy, "run.dismiss", "run", runId, { reason: then.reason });
+      audit(then.dismissedBy, "run.dismiss", "AgentDispatchRun", runId, { reason: then.reason });
       finishedAt = tb.t;
     }
   }
@@ -134,7 +134,7 @@ export function buildRun(input: BuildInput): BuiltRun {
       tb.emit("status", { scope: "attempt", attemptNumber: n, from: "queued", to: "cancelled", reason: a.reason ?? "the run was cancelled before the attempt started" });
       Object.assign(row, { status: "cancelled", finishedAt: tb.t, exitReason: a.reason });
       runStatus("cancelled", a.reason ?? "cancelled");
-      if (plan.cancelledBy) audit(plan.cancelledBy, "run.cancel", "run", runId, { reason: a.reason ?? null });
+      if (plan.cancelledBy) audit(plan.cancelledBy, "run.cancel", "AgentDispatchRun", runId, { reason: a.reason ?? null });
       finishedAt = tb.t;
       return;
     }
@@ -197,7 +197,7 @@ export function buildRun(input: BuildInput): BuiltRun {
     const last = n === plan.attempts.length;
     if (a.outcome === "cancelled") {
       runStatus("cancelled", a.reason ?? "cancelled by a person");
-      if (plan.cancelledBy) audit(plan.cancelledBy, "run.cancel", "run", runId, { reason: a.reason ?? null, attemptNumber: n });
+      if (plan.cancelledBy) audit(plan.cancelledBy, "run.cancel", "AgentDispatchRun", runId, { reason: a.reason ?? null, attemptNumber: n });
       finishedAt = tb.t;
     } else if (last) {
       runStatus("failed", `attempt ${n} ${attemptVerb[a.outcome]} and no retry is left`);

@@ -1,6 +1,7 @@
 import type { CheckConclusion, PrismaClient } from "@/server/db";
 import { LOGS, type LogName } from "./logs";
-import { type PrIds, prKey, REPO, type RepoIds, type RepoName, SHA } from "./repos";
+import { SHA } from "./forge";
+import { type PrIds, prKey, REPO, type RepoIds, type RepoName } from "./repos";
 import { failureSignature, minutesBefore } from "./util";
 
 // Pipelines and jobs: the CI objects runs link to. Failing jobs carry a bounded
@@ -141,7 +142,7 @@ export const pipelines: PipelineSeed[] = [
   // demo/calculator (local forge, local CI runs `npm test`)
   { key: "calc-red", repo: REPO.calculator, workflowName: "local-ci", externalId: "local-ci-41", headSha: SHA.calcRed, headBranch: "main", event: "push", minutesAgo: 200, durationMin: 1, jobs: calculatorJobs(true), failing: "test" },
   { key: "calc-fixed", repo: REPO.calculator, workflowName: "local-ci", externalId: "local-ci-42", headSha: SHA.calcFixed, headBranch: "main", event: "rerun", minutesAgo: 179, durationMin: 1, jobs: calculatorJobs(false), triggeredBy: "calc-sum-repair" },
-  { key: "calc-feature", repo: REPO.calculator, workflowName: "local-ci", externalId: "local-ci-43", headSha: SHA.calcFeature, headBranch: "feature/average", event: "push", minutesAgo: 14, durationMin: 1, jobs: calculatorJobs(true), failing: "test" },
+  { key: "calc-feature", repo: REPO.calculator, workflowName: "local-ci", externalId: "local-ci-43", headSha: SHA.calcInvoice, headBranch: "invoice-totals", event: "push", minutesAgo: 14, durationMin: 1, jobs: calculatorJobs(true), failing: "test" },
   // acme/payments-api
   { key: "pay-412a", repo: REPO.payments, pr: 412, workflowName: "CI", externalId: "11873649021", headSha: SHA.pay412a, headBranch: "mchen/refund-idempotency", event: "pull_request", minutesAgo: 1560, durationMin: 4, jobs: paymentsCi({ job: "unit-tests", f: refundFailure }), failing: "unit-tests" },
   { key: "pay-412b", repo: REPO.payments, pr: 412, workflowName: "CI", externalId: "11874410387", headSha: SHA.pay412b, headBranch: "mchen/refund-idempotency", event: "pull_request", minutesAgo: 48, durationMin: 4, jobs: paymentsCi({ job: "unit-tests", f: refundFailure }), failing: "unit-tests" },
@@ -177,7 +178,8 @@ const jobExternalId = (p: PipelineSeed, i: number) =>
 export const pipelineCheckName = (p: PipelineSeed) => (p.failing ? `${p.workflowName} / ${p.failing}` : p.workflowName);
 
 export async function seedPipelines(db: PrismaClient, now: Date, repos: RepoIds, prs: PrIds): Promise<PipelineRefs> {
-  const urlOf = (p: PipelineSeed) => (p.repo !== REPO.calculator ? `https://github.com/${p.repo}/actions/runs/${p.externalId}` : null);
+  // Every seeded repository is on the local forge: its pipelines have no page elsewhere.
+  const urlOf = (_p: PipelineSeed): string | null => null;
   await db.pipeline.createMany({
     data: pipelines.map((p) => {
       const startedAt = minutesBefore(now, p.minutesAgo);

@@ -16,6 +16,8 @@ export type Actor = { login: string; kind: "user" | "bot" | "system"; userId?: s
 
 export type ContextInput = {
   now: Date;
+  /** The repository's clone URL in the local forge (it depends on the data folder). */
+  cloneUrl: string;
   repo: RepoName;
   prNumber?: number;
   pipeline?: PipelineRef;
@@ -86,7 +88,7 @@ export function buildContext(input: ContextInput) {
     repository: {
       name: repo.fullName,
       defaultBranch: repo.defaultBranch ?? "main",
-      cloneUrl: repo.cloneUrl,
+      cloneUrl: input.cloneUrl,
       visibility: repo.visibility ?? "private",
       trustTier: repo.trustTier ?? "trusted",
       forge: repo.forge ?? "local",

@@ -1,3 +1,6 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { TaskKind } from "@/server/db";
 import { getDb } from "@/server/db";
@@ -16,7 +19,7 @@ let snapshot: ReturnType<typeof stackSnapshot>["snapshot"];
 let repository: { id: string; fullName: string };
 
 beforeAll(async () => {
-  await seed(db);
+  await seed(db, { dataDir: await mkdtemp(join(tmpdir(), "airlock-seed-pools-")) });
   const stack = await db.agentStack.findFirstOrThrow({ where: { name: "claude-code-ci-diagnoser" } });
   // The seeded stack's id (grants are per stack), asking for a model key and the write token.
   const spec = scriptedSpec({ adapter: { kind: "command", command: ["claude", "-p"], env: ["ANTHROPIC_API_KEY", "GITHUB_TOKEN"], outputFormat: "claude-stream-json" } });

@@ -1,9 +1,10 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Prisma, PrismaClient, RepoRole, WriteBackKind } from "@/server/db";
-import { env } from "@/server/env";
+import { bareRepoPath } from "@/server/forges/local/repositories";
 import type { DemoUserKey } from "./users";
-import { gitSha, minutesBefore } from "./util";
+import { SHA } from "./forge";
+import { minutesBefore } from "./util";
 
 // Repositories, memberships and pull requests. Rows are created when missing and
 // never overwritten: an admin may have changed a repository's policy since.
@@ -15,40 +16,17 @@ export const REPO = {
 } as const;
 export type RepoName = (typeof REPO)[keyof typeof REPO];
 
-/** Every commit the seed talks about, by a readable name. */
-export const SHA = {
-  calcBase: gitSha("calculator:main:0"),
-  calcRed: gitSha("calculator:main:1"),
-  calcFixed: gitSha("calculator:main:fix"),
-  calcFeature: gitSha("calculator:feature/average"),
-  payMain: gitSha("payments:main"),
-  pay412a: gitSha("payments:412:a"),
-  pay412b: gitSha("payments:412:b"),
-  pay415: gitSha("payments:415"),
-  pay409a: gitSha("payments:409:a"),
-  pay409b: gitSha("payments:409:b"),
-  pay418: gitSha("payments:418"),
-  payRelease: gitSha("payments:v3.8.0"),
-  conMain: gitSha("console:main"),
-  conMainRed: gitSha("console:main:e2e"),
-  con231a: gitSha("console:231:a"),
-  con231b: gitSha("console:231:b"),
-  con236: gitSha("console:236"),
-  con229: gitSha("console:229"),
-  conRelease2132: gitSha("console:v2.13.2"),
-  conRelease2140: gitSha("console:v2.14.0"),
-} as const;
 
-const calculatorCloneUrl = pathToFileURL(resolve(env.AIRLOCK_DATA_DIR, "forge", "demo", "calculator.git")).href;
+/** The repository's bare repository in the local forge, as a clone URL. */
+export const localCloneUrl = (dataDir: string, fullName: string) => pathToFileURL(bareRepoPath(resolve(dataDir), fullName)).href;
 
-type RepoSeed = Omit<Prisma.RepositoryCreateManyInput, "writeBackExceptions"> & { fullName: RepoName; writeBackExceptions: WriteBackKind[] };
+type RepoSeed = Omit<Prisma.RepositoryCreateManyInput, "writeBackExceptions" | "cloneUrl"> & { fullName: RepoName; writeBackExceptions: WriteBackKind[] };
 
 export const repositories: RepoSeed[] = [
   {
     fullName: REPO.payments,
-    forge: "github",
+    forge: "local",
     defaultBranch: "main",
-    cloneUrl: "https://github.com/acme/payments-api.git",
     visibility: "private",
     trustTier: "trusted",
     autoRunOnFailedCheck: true,
@@ -59,9 +37,8 @@ export const repositories: RepoSeed[] = [
   },
   {
     fullName: REPO.console,
-    forge: "github",
+    forge: "local",
     defaultBranch: "main",
-    cloneUrl: "https://github.com/acme/web-console.git",
     visibility: "public",
     trustTier: "trusted",
     autoRunOnFailedCheck: false,
@@ -75,7 +52,6 @@ export const repositories: RepoSeed[] = [
     fullName: REPO.calculator,
     forge: "local",
     defaultBranch: "main",
-    cloneUrl: calculatorCloneUrl,
     visibility: "internal",
     trustTier: "trusted",
     checkCommand: "npm test",
@@ -121,7 +97,7 @@ export const pullRequests: PrSeed[] = [
     ],
     reviewState: "review_required",
     mergeable: true,
-    url: "https://github.com/acme/payments-api/pull/412",
+    url: null,
     openedMinutesAgo: 1640,
   },
   {
@@ -140,7 +116,7 @@ export const pullRequests: PrSeed[] = [
     changedFiles: ["services/api/src/money/round.ts", "services/api/src/money/round.test.ts", "services/api/src/money/currencies.ts"],
     reviewState: "commented",
     mergeable: true,
-    url: "https://github.com/acme/payments-api/pull/415",
+    url: null,
     openedMinutesAgo: 420,
   },
   {
@@ -157,7 +133,7 @@ export const pullRequests: PrSeed[] = [
     changedFiles: ["services/reconciler/reconciler/settlement.py", "services/reconciler/tests/test_settlement.py"],
     reviewState: "changes_requested",
     mergeable: true,
-    url: "https://github.com/acme/payments-api/pull/409",
+    url: null,
     openedMinutesAgo: 3100,
   },
   {
@@ -174,7 +150,7 @@ export const pullRequests: PrSeed[] = [
     changedFiles: ["services/webhook-relay/internal/retry/backoff.go", "services/webhook-relay/internal/retry/backoff_test.go"],
     reviewState: "review_required",
     mergeable: true,
-    url: "https://github.com/acme/payments-api/pull/418",
+    url: null,
     openedMinutesAgo: 360,
   },
   {
@@ -196,7 +172,7 @@ export const pullRequests: PrSeed[] = [
     ],
     reviewState: "approved",
     mergeable: true,
-    url: "https://github.com/acme/web-console/pull/231",
+    url: null,
     openedMinutesAgo: 900,
   },
   {
@@ -213,7 +189,7 @@ export const pullRequests: PrSeed[] = [
     changedFiles: ["Dockerfile", ".nvmrc", "package.json"],
     reviewState: "review_required",
     mergeable: true,
-    url: "https://github.com/acme/web-console/pull/236",
+    url: null,
     openedMinutesAgo: 1400,
   },
   {
@@ -230,7 +206,7 @@ export const pullRequests: PrSeed[] = [
     changedFiles: ["src/app/settings/notifications/preferences-form.tsx", "e2e/settings.spec.ts", "src/server/notifications/email.ts"],
     reviewState: "review_required",
     mergeable: false,
-    url: "https://github.com/acme/web-console/pull/229",
+    url: null,
     openedMinutesAgo: 800,
   },
 ];
@@ -241,11 +217,15 @@ export const prKey = (repo: RepoName, number: number) => `${repo}#${number}`;
 
 export async function seedRepositories(
   db: PrismaClient,
-  now: Date,
+  opts: { now: Date; dataDir: string },
   users: Record<DemoUserKey, string>,
 ): Promise<{ repos: RepoIds; prs: PrIds }> {
+  const { now } = opts;
   const createdAt = minutesBefore(now, 14 * 24 * 60);
-  await db.repository.createMany({ data: repositories.map((r) => ({ ...r, createdAt, updatedAt: createdAt })), skipDuplicates: true });
+  await db.repository.createMany({
+    data: repositories.map((r) => ({ ...r, cloneUrl: localCloneUrl(opts.dataDir, r.fullName), createdAt, updatedAt: createdAt })),
+    skipDuplicates: true,
+  });
   const rows = await db.repository.findMany({ where: { fullName: { in: Object.values(REPO) } }, select: { id: true, fullName: true } });
   const repos = Object.fromEntries(rows.map((r) => [r.fullName, r.id])) as RepoIds;
 

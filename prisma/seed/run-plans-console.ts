@@ -1,9 +1,10 @@
 import { consoleDocker, consoleE2e, consoleEslint } from "./cases/console";
 import { flakyTriage, releaseReview } from "./cases/reports";
 import { SIGNATURE } from "./ci";
-import { REPO, SHA } from "./repos";
+import { SHA } from "./forge";
+import { REPO } from "./repos";
 import type { RunPlan } from "./run-plan";
-import { gitSha, minutesBefore } from "./util";
+import { minutesBefore } from "./util";
 
 // The seeded runs of acme/web-console: bot comments are allowed there and
 // comments are exempt from approval, so diagnoses are posted without a gate.
@@ -79,7 +80,7 @@ function nightlyScans(now: Date): RunPlan[] {
       key: `con-nightly-${i + 1}`,
       title: `Nightly flaky-test scan (${night})`,
       repo: REPO.console,
-      headSha: i === 0 ? SHA.conMain : gitSha(`console:main:night-${i}`),
+      headSha: [SHA.conMain, SHA.conNight1, SHA.conNight2, SHA.conNight3][i]!,
       headBranch: "main",
       source: "flaky_scan",
       sourceDetail: "scheduled: nightly flaky-test scan of main (last 7 days)",
@@ -250,11 +251,11 @@ const prPlans: RunPlan[] = [
     actor: { user: "maintainer" },
     stack: "claude-code-ci-diagnoser",
     pool: "trusted-local",
-    ageMin: 1.5,
+    ageMin: 30,
     content: { case: consoleDocker, task: "diagnose" },
     start: { as: "queued", reason: "Maya Chen dispatched a diagnosis from the check panel" },
-    attempts: [{ outcome: "queued" }],
-    end: "queued",
+    attempts: [{ outcome: "succeeded" }],
+    end: "succeeded",
   },
   {
     key: "con-main-e2e-dismissed",

@@ -2,13 +2,16 @@ import { calculatorRerunGreen, calculatorSum } from "./cases/calculator";
 import { paymentsRefund, paymentsTsc, reconcilerPytest, relayGoTest } from "./cases/payments";
 import { flakyTriage, releaseReview } from "./cases/reports";
 import { SIGNATURE } from "./ci";
-import { REPO, SHA } from "./repos";
+import { SHA } from "./forge";
+import { REPO } from "./repos";
 import type { RunPlan } from "./run-plan";
 import { consoleRunPlans } from "./run-plans-console";
 
 // The seeded runs of demo/calculator and acme/payments-api (web-console's are in
-// run-plans-console.ts). Ages are minutes before the seed ran; every RunStatus
-// and every approval status appears at least once across the two files.
+// run-plans-console.ts). Ages are minutes before the seed ran; every settled RunStatus
+// and every approval status appears at least once across the two files. No run is seeded
+// queued or running: a worker would pick it up; the demo's live runs are started by the demo
+// bootstrap (server/forges/local/demo.ts) on purpose.
 
 const bot = { login: "github-actions[bot]", kind: "bot" } as const;
 const localCi = { login: "local-ci", kind: "system" } as const;
@@ -85,11 +88,11 @@ const calculatorPlans: RunPlan[] = [
   },
   {
     key: "calc-feature-suggested",
-    title: "Diagnose `npm test` failure on feature/average",
+    title: "Diagnose `npm test` failure on invoice-totals",
     repo: REPO.calculator,
     pipeline: "calc-feature",
     source: "failed_check",
-    sourceDetail: "check `npm test` failed on feature/average (local CI run local-ci-43)",
+    sourceDetail: "check `npm test` failed on invoice-totals (local CI run local-ci-43)",
     taskKind: "diagnose",
     rule: "calculator-npm-test",
     actor: localCi,
@@ -227,9 +230,13 @@ const paymentsPlans: RunPlan[] = [
     stack: "claude-code-ci-diagnoser",
     ageMin: 96,
     content: { case: reconcilerPytest, task: "diagnose" },
-    start: { as: "suggested", reason: "rule failed-check-suggest-diagnosis suggests a diagnosis; not auto-run because this signature was already diagnosed on the PR's previous head" },
+    start: {
+      as: "suggested",
+      reason: "rule failed-check-suggest-diagnosis suggests a diagnosis; not auto-run because this signature was already diagnosed on the PR's previous head",
+      then: { dismissedBy: "maintainer", afterMin: 20, reason: "same failure as the diagnosis on the previous head; Priya is on it" },
+    },
     attempts: [],
-    end: "suggested",
+    end: "cancelled",
   },
   {
     key: "pay-415-fork-diagnose",
@@ -267,11 +274,13 @@ const paymentsPlans: RunPlan[] = [
     stack: "claude-code-ci-diagnoser",
     pool: "untrusted-sandbox",
     isFork: true,
-    ageMin: 3.5,
+    ageMin: 25,
     content: { case: paymentsTsc, task: "repair" },
     start: { as: "queued", reason: "rule pr-comment-fix auto-runs on a maintainer's comment; fork PR, so the untrusted pool" },
-    attempts: [{ outcome: "running", beats: 9 }],
-    end: "running",
+    attempts: [{ outcome: "succeeded" }],
+    // A fork's branch is never pushed to: the patch goes to the contributor as a comment.
+    writeBacks: [{ action: "comment", artifact: "patch", gate: { exempt: false, why: `${commentGate}; a fork PR's branch is never pushed to`, decision: { status: "pending" } } }],
+    end: "awaiting_approval",
   },
   {
     key: "pay-418-diagnose",
@@ -336,12 +345,12 @@ const paymentsPlans: RunPlan[] = [
     actor: { user: "admin" },
     stack: "claude-code-ci-diagnoser",
     pool: "k8s-batch",
-    ageMin: 3,
+    ageMin: 40,
     scan: { window: "last 14 days", signatures: [SIGNATURE.pytest] },
     content: { report: flakyTriage({ repo: REPO.payments, night: "on demand", signature: SIGNATURE.pytest, fails: 3, runs: 61, newSuspect: false }) },
     start: { as: "queued", reason: "Alex Rivera dispatched a triage from the runs page" },
-    attempts: [{ outcome: "queued" }],
-    end: "queued",
+    attempts: [{ outcome: "succeeded", queueMin: 0.5 }],
+    end: "succeeded",
   },
   {
     key: "pay-release-380",

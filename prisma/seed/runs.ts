@@ -1,10 +1,13 @@
-import type { PrismaClient } from "@/server/db";
+import type { Prisma, PrismaClient } from "@/server/db";
+import { loadCurrentPolicy, prepareDecision, storeDecisions } from "@/server/domain/policy/decide";
+import { factsFrom } from "@/server/domain/policy/facts";
+import { stackSpecOf } from "@/server/domain/runs/admit-attempt";
 import { sha256 } from "@/server/lib/digest";
 import { pipelines, type PipelineRefs } from "./ci";
 import { type Actor, buildContext } from "./context";
 import { buildRun, type BuiltRun } from "./build-run";
 import { admit, type PoolIds } from "./pools";
-import { prKey, type PrIds, type RepoIds } from "./repos";
+import { localCloneUrl, prKey, type PrIds, type RepoIds } from "./repos";
 import type { RunPlan } from "./run-plan";
 import { runPlans } from "./run-plans";
 import { snapshotOf, type StackIds } from "./stacks";
@@ -19,6 +22,7 @@ import { minutesBefore, must, newId, stableUuid } from "./util";
 
 export type SeedRefs = {
   now: Date;
+  dataDir: string;
   users: Record<DemoUserKey, string>;
   repos: RepoIds;
   prs: PrIds;
@@ -101,6 +105,7 @@ export async function seedRuns(db: PrismaClient, refs: SeedRefs): Promise<{ crea
     const context = buildContext({
       now: refs.now,
       repo: plan.repo,
+      cloneUrl: localCloneUrl(refs.dataDir, plan.repo),
       prNumber: plan.pr,
       pipeline,
       source: plan.source,
@@ -164,6 +169,8 @@ export async function seedRuns(db: PrismaClient, refs: SeedRefs): Promise<{ crea
     ]);
   }
 
+  await storeGateDecisions(db, built);
+
   // Pipelines a run asked for (check reruns after an approved push) point back at it.
   for (const p of pipelines) {
     if (!p.triggeredBy) continue;
@@ -172,4 +179,30 @@ export async function seedRuns(db: PrismaClient, refs: SeedRefs): Promise<{ crea
     if (ref && runId) await db.pipeline.updateMany({ where: { id: ref.id, triggeredByRunId: null }, data: { triggeredByRunId: runId } });
   }
   return { created: built.length, skipped: plans.length - built.length };
+}
+
+/**
+ * Every seeded approval request carries the change gate's stored decision, as a live request
+ * does (request-write-back.ts asks decide() with the same facts): the approval screen shows its
+ * proof instead of saying no rule decided.
+ */
+async function storeGateDecisions(db: PrismaClient, built: BuiltRun[]): Promise<void> {
+  const approvals = built.flatMap((b) => b.approvals.map((a) => ({ a, b })));
+  if (approvals.length === 0) return;
+  const policy = await loadCurrentPolicy(db, "change_gate");
+  const repos = await db.repository.findMany({ select: { id: true, writeBackExceptions: true, botCommentsAllowed: true } });
+  const items = approvals.map(({ a, b }) => {
+    const repo = must(repos.find((r) => r.id === b.run.repositoryId), "repository of a seeded approval");
+    const artifact = b.artifacts.find((x) => x.id === a.artifactId);
+    const facts = factsFrom("system", {
+      kind: a.action,
+      approval_mode: stackSpecOf(b.run.stackSnapshot as Prisma.JsonValue)?.spec.approvalMode ?? "always",
+      repository_exempts_kind: repo.writeBackExceptions.includes(a.action),
+      is_diagnosis_comment: a.action === "comment" && artifact?.kind === "diagnosis",
+      bot_comments_allowed: repo.botCommentsAllowed,
+    });
+    return { prepared: prepareDecision(policy, facts), runId: b.run.id, subject: `write_back:${b.run.id}:${a.action}:${a.artifactId ?? a.targetPrNumber ?? a.targetCheck ?? "run"}` };
+  });
+  const stored = await storeDecisions(db, items);
+  await db.$transaction(approvals.map(({ a }, i) => db.approvalRequest.update({ where: { id: a.id }, data: { policyDecisionId: stored[i]!.id } })));
 }

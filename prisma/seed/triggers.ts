@@ -1,6 +1,7 @@
 import type { DeliveryOutcome, Prisma, PrismaClient, TaskKind, TriggerAction, TriggerKind } from "@/server/db";
 import { SIGNATURE } from "./ci";
-import { REPO, type RepoIds, type RepoName, SHA } from "./repos";
+import { SHA } from "./forge";
+import { REPO, type RepoIds, type RepoName } from "./repos";
 import type { StackIds, StackName } from "./stacks";
 import { minutesBefore, stableUuid } from "./util";
 
@@ -116,7 +117,7 @@ export const deliveries: DeliverySeed[] = [
   { label: "pay-412b-redelivery-1", event: "workflow_run", action: "completed", outcome: "duplicate", detail: "redelivery: dedupe key already dispatched", minutesAgo: 43, payload: workflowRun(REPO.payments, 11874410387, SHA.pay412b, "mchen/refund-idempotency", 412, "failure") },
   { label: "pay-412b-redelivery-2", event: "workflow_run", action: "completed", outcome: "duplicate", detail: "redelivery: dedupe key already dispatched", minutesAgo: 38, payload: workflowRun(REPO.payments, 11874410387, SHA.pay412b, "mchen/refund-idempotency", 412, "failure") },
   { label: "pay-412b-rerequested", event: "check_suite", action: "rerequested", outcome: "duplicate", detail: "check suite re-requested on the same commit: dedupe key already dispatched", minutesAgo: 31, payload: { action: "rerequested", check_suite: { head_sha: SHA.pay412b, head_branch: "mchen/refund-idempotency" }, repository: { full_name: REPO.payments }, sender: { login: "mchen" } } },
-  { label: "pay-415-comment", event: "issue_comment", action: "created", outcome: "processed", detail: "1 rule matched: pr-comment-fix (fork PR: untrusted pool)", minutesAgo: 7, payload: { action: "created", issue: { number: 415, pull_request: { url: "https://api.github.com/repos/acme/payments-api/pulls/415" } }, comment: { id: 2481736254, body: "@agent fix failing check", user: { login: "mchen" }, author_association: "MEMBER" }, repository: { full_name: REPO.payments } } },
+  { label: "pay-415-comment", event: "issue_comment", action: "created", outcome: "processed", detail: "1 rule matched: pr-comment-fix (fork PR: untrusted pool)", minutesAgo: 26, payload: { action: "created", issue: { number: 415, pull_request: { url: "https://api.github.com/repos/acme/payments-api/pulls/415" } }, comment: { id: 2481736254, body: "@agent fix failing check", user: { login: "mchen" }, author_association: "MEMBER" }, repository: { full_name: REPO.payments } } },
   { label: "con-231-labeled", event: "pull_request", action: "labeled", outcome: "processed", detail: "1 rule matched: label-agent-diagnose", minutesAgo: 601, payload: { action: "labeled", number: 231, label: { name: "agent:diagnose" }, pull_request: { number: 231, head: { sha: SHA.con231a, ref: "settings-rsc" } }, repository: { full_name: REPO.console }, sender: { login: "mchen" } } },
   { label: "con-release-2140", event: "release", action: "published", outcome: "processed", detail: "1 rule matched: release-readiness", minutesAgo: 71, payload: { action: "published", release: { tag_name: "v2.14.0", target_commitish: "main", draft: false, prerelease: true }, repository: { full_name: REPO.console }, sender: { login: "arivera" } } },
   { label: "con-ping", event: "ping", outcome: "ignored", detail: "ping: webhook configured", minutesAgo: 11 * 24 * 60, payload: { zen: "Keep it logically awesome.", hook_id: 491827365, repository: { full_name: REPO.console } } },

@@ -1,9 +1,8 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { sha256 } from "@/server/lib/digest";
 
-// Small helpers shared by the seed modules: ids, realistic-looking SHAs and
-// signatures derived from stable labels (so a re-seed computes the same values),
-// and the clock arithmetic every timestamp is built from.
+// Small helpers shared by the seed modules: ids and signatures derived from stable labels (so a
+// re-seed computes the same values), and the clock arithmetic every timestamp is built from.
 
 /** A cuid-shaped id (25 chars, lowercase base36), for rows inserted with createMany. */
 export function newId(): string {
@@ -14,9 +13,6 @@ export function newId(): string {
   }
   return id;
 }
-
-/** A 40-hex git SHA derived from a label: stable across seeds, realistic to look at. */
-export const gitSha = (label: string) => createHash("sha1").update(`airlock-seed:${label}`).digest("hex");
 
 /** A stable UUID (version-4 shaped) from a label, e.g. for X-GitHub-Delivery ids. */
 export function stableUuid(label: string): string {

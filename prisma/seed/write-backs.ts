@@ -1,6 +1,6 @@
 import type { Prisma, RunStatus } from "@/server/db";
+import { presentedOf, type WriteBackTargetInput } from "@/server/domain/approvals/presented";
 import type { BuildInput, BuiltRun } from "./build-run";
-import { diffStat } from "./diff";
 import { type Admission, poolByName } from "./pools";
 import type { RunPlan, WriteBackPlan } from "./run-plan";
 import type { ProducedArtifact, Transcript } from "./transcript";
@@ -120,11 +120,11 @@ export function playWriteBacks(ctx: WriteBackCtx): Date | null {
     if (d.status === "rejected") {
       tb.emit("log", { stream: "system", text: `${demoUsers[d.by].name} rejected ${g.w.action.replace("_", " ")}: ${d.reason}` });
       Object.assign(approval, { status: "rejected", reason: d.reason });
-      ctx.audit(d.by, "approval.reject", "approval", g.approvalId, { runId: input.runId, action: g.w.action, reason: d.reason });
+      ctx.audit(d.by, "approval.reject", "ApprovalRequest", g.approvalId, { runId: input.runId, action: g.w.action, reason: d.reason });
       continue;
     }
     tb.emit("log", { stream: "system", text: `${demoUsers[d.by].name} approved ${g.w.action.replace("_", " ")}.` });
-    ctx.audit(d.by, "approval.approve", "approval", g.approvalId, { runId: input.runId, action: g.w.action, artifactDigest: approval.artifactDigest ?? null });
+    ctx.audit(d.by, "approval.approve", "ApprovalRequest", g.approvalId, { runId: input.runId, action: g.w.action, artifactDigest: approval.artifactDigest ?? null });
     approval.status = "approved";
     tb.wait(300).emit("write_back_requested", { approvalId: g.approvalId, action: g.w.action, target: t, artifactDigest: approval.artifactDigest ?? undefined });
     const row = provenance(g.w, g.approvalId, d.by);
@@ -152,37 +152,36 @@ export function playWriteBacks(ctx: WriteBackCtx): Date | null {
   return tb.t;
 }
 
-/** What the approver saw, frozen at request time. */
-function presented(ctx: WriteBackCtx, w: WriteBackPlan, target: object, art: ProducedArtifact | undefined, why: string): Prisma.InputJsonObject {
+/** What the approver saw, frozen at request time: the real request's shape, built by the same function. */
+function presented(ctx: WriteBackCtx, w: WriteBackPlan, target: WriteBackTargetInput, art: ProducedArtifact | undefined, why: string): Prisma.InputJsonObject {
   const { context, snapshot } = ctx.input;
-  const spec = snapshot.spec;
   const a = ctx.admission;
-  const fix = "case" in ctx.plan.content ? ctx.plan.content.case.fix : undefined;
-  return {
-    prompt: context.prompt,
-    promptHash: context.promptHash,
-    contextDigest: context.digest,
-    contextLabels: context.contextLabels,
-    stack: {
-      name: snapshot.snapshot.name,
-      version: snapshot.snapshot.version,
-      digest: snapshot.digest,
-      model: `${spec.modelProvider}/${spec.model}`,
-      tools: spec.tools,
-      mcpServers: spec.mcpServers.map((m) => ({ name: m.name, transport: m.transport, target: m.target, secrets: m.secrets, configMaps: m.configMaps, privileged: m.privileged })),
-      skills: spec.skills,
-      subagents: spec.subagents.map((s) => ({ name: s.name, role: s.role })),
-      approvalMode: spec.approvalMode,
+  return presentedOf({
+    run: {
+      prompt: context.prompt,
+      promptHash: context.promptHash,
+      contextDigest: context.digest,
+      stackSnapshot: snapshot.snapshot as unknown as Prisma.JsonValue,
+      stackDigest: snapshot.digest,
+      repository: { fullName: ctx.plan.repo },
     },
-    runnerPool: a ? { name: a.poolName, trustTier: a.trustTier, kind: poolByName(a.poolName).kind } : null,
-    runtimeServiceAccount: a?.runtimeServiceAccount ?? null,
-    runnerServiceAccount: a?.runnerServiceAccount ?? null,
-    secrets: { granted: a?.secretsGranted ?? [], denied: a?.secretsDenied ?? [] },
-    configMaps: a?.configMapsGranted ?? [],
+    contextLabels: context.labels,
+    admission: a
+      ? {
+          pool: { name: a.poolName, trustTier: a.trustTier, kind: poolByName(a.poolName).kind },
+          runtimeServiceAccount: a.runtimeServiceAccount,
+          runnerServiceAccount: a.runnerServiceAccount,
+          secretsGranted: a.secretsGranted,
+          secretsDenied: a.secretsDenied,
+          configMapsGranted: a.configMapsGranted,
+          configMapsDenied: [],
+        }
+      : null,
     action: w.action,
-    target: { repository: ctx.plan.repo, ...target },
+    target,
     artifact: art ? { id: art.id, kind: art.kind, name: art.name, ...contentDigest(art.content) } : null,
-    diffStat: art?.kind === "patch" && fix ? diffStat(fix.changes) : null,
+    message: null,
     reason: why,
-  };
+    exception: null,
+  });
 }

@@ -29,4 +29,17 @@ describe("audit.list", () => {
     const all = await callerFor(admin).audit.list({ objectId: hiddenRun.id });
     expect(all.items).toHaveLength(1);
   });
+
+  it("names the person, the repository and the object, with a link, instead of ids", async () => {
+    const maintainer = await createUser({ email: "named-audit@example.test", name: "Nora Named" });
+    const repo = await createRepository({ members: [[maintainer, "maintainer"]] });
+    const run = await createRun({ repositoryId: repo.id, status: "queued", title: "Diagnose the named failure" });
+    await callerFor(maintainer).runs.cancel({ runId: run.id });
+    const [entry] = (await callerFor(maintainer).audit.list({ objectId: run.id })).items;
+    expect(entry).toMatchObject({
+      actorName: "Nora Named",
+      repositoryName: repo.fullName,
+      object: { label: `run #${run.number} “Diagnose the named failure”`, href: `/runs/${run.id}` },
+    });
+  });
 });

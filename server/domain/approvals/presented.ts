@@ -2,12 +2,12 @@ import type { Prisma, Tx } from "@/server/db";
 import type { WriteBackKind } from "@/server/db/generated/enums";
 import { type StoredAdmission, stackSpecOf } from "../runs/admit-attempt";
 import type { PushProtection } from "./push-protection";
-import type { LabelChange } from "./schemas";
+import type { LabelChange, Presented } from "./schemas";
 
 // What the approver sees, frozen when the request is made: the assembled prompt, context labels,
 // the stack with its tools/MCP/skills/subagents, runner pool, runtime and runner service accounts,
 // the Secret/ConfigMap access, the action and its target, the artifact and its digest (or, for a
-// label flip, the labels added and removed), and why.
+// label flip, the labels added and removed), and why. The shape is zPresented (./schemas.ts).
 
 export type WriteBackTargetInput = { branch?: string; prNumber?: number; check?: string; headSha?: string };
 
@@ -34,31 +34,41 @@ async function contextLabels(tx: Tx, run: PresentedRun): Promise<string[]> {
     .map(([k]) => k);
 }
 
-export async function buildPresented(
-  tx: Tx,
-  opts: {
-    run: PresentedRun;
-    action: WriteBackKind;
-    target: WriteBackTargetInput;
-    artifact: { id: string; kind: string; name: string; digest: string; sizeBytes: number } | null;
-    message: string | null;
-    /** set_labels: what the approver lets change on the PR (read back by presentedLabelChange). */
-    labels?: LabelChange | null;
-    reason: string;
-    exception: string | null;
-    /** A patch with secrets: what was found, and that its push is refused until an admin overrides. */
-    pushProtection?: PushProtection | null;
-  },
-) {
-  const { run } = opts;
+export type PresentedInput = {
+  run: Pick<PresentedRun, "prompt" | "promptHash" | "contextDigest" | "stackSnapshot" | "stackDigest" | "repository">;
+  contextLabels: string[];
+  /** What admission granted the attempt, or null when no attempt was admitted. */
+  admission: {
+    pool: { name: string; trustTier: string; kind: string } | null;
+    runtimeServiceAccount: string | null;
+    runnerServiceAccount: string | null;
+    secretsGranted: string[];
+    secretsDenied: { name: string; reason: string }[];
+    configMapsGranted: string[];
+    configMapsDenied: { name: string; reason: string }[];
+  } | null;
+  action: WriteBackKind;
+  target: WriteBackTargetInput;
+  artifact: { id: string; kind: string; name: string; digest: string; sizeBytes: number } | null;
+  message: string | null;
+  /** set_labels: what the approver lets change on the PR (read back by presentedLabelChange). */
+  labels?: LabelChange | null;
+  reason: string;
+  exception: string | null;
+  /** A patch with secrets: what was found, and that its push is refused until an admin overrides. */
+  pushProtection?: PushProtection | null;
+};
+
+/** The frozen record itself, from what was resolved (pure: the demo seed builds its requests with it too). */
+export function presentedOf(opts: PresentedInput): Presented {
+  const { run, admission: d } = opts;
   const stack = stackSpecOf(run.stackSnapshot);
   const snapshot = run.stackSnapshot as { name?: string; version?: number } | null;
-  const d = (run.admission as Partial<StoredAdmission> | null)?.decision;
   return {
     prompt: run.prompt,
     promptHash: run.promptHash,
     contextDigest: run.contextDigest,
-    contextLabels: await contextLabels(tx, run),
+    contextLabels: opts.contextLabels,
     stack: {
       name: snapshot?.name ?? null,
       version: snapshot?.version ?? null,
@@ -72,10 +82,10 @@ export async function buildPresented(
       approvalMode: stack?.spec.approvalMode ?? "always",
     },
     runnerPool: d?.pool ? { name: d.pool.name, trustTier: d.pool.trustTier, kind: d.pool.kind } : null,
-    runtimeServiceAccount: d?.runtimeServiceAccount?.name ?? null,
-    runnerServiceAccount: d?.runnerServiceAccount?.name ?? null,
-    secrets: { granted: d?.secretsGranted.map((s) => s.name) ?? [], denied: d?.secretsDenied ?? [] },
-    configMaps: { granted: d?.configMapsGranted.map((c) => c.name) ?? [], denied: d?.configMapsDenied ?? [] },
+    runtimeServiceAccount: d?.runtimeServiceAccount ?? null,
+    runnerServiceAccount: d?.runnerServiceAccount ?? null,
+    secrets: { granted: d?.secretsGranted ?? [], denied: d?.secretsDenied ?? [] },
+    configMaps: { granted: d?.configMapsGranted ?? [], denied: d?.configMapsDenied ?? [] },
     action: opts.action,
     target: { repository: run.repository.fullName, ...opts.target },
     artifact: opts.artifact,
@@ -87,4 +97,18 @@ export async function buildPresented(
   };
 }
 
-export type Presented = Awaited<ReturnType<typeof buildPresented>>;
+export async function buildPresented(tx: Tx, opts: Omit<PresentedInput, "run" | "contextLabels" | "admission"> & { run: PresentedRun }): Promise<Presented> {
+  const d = (opts.run.admission as Partial<StoredAdmission> | null)?.decision;
+  const admission = d
+    ? {
+        pool: d.pool,
+        runtimeServiceAccount: d.runtimeServiceAccount?.name ?? null,
+        runnerServiceAccount: d.runnerServiceAccount?.name ?? null,
+        secretsGranted: d.secretsGranted.map((s) => s.name),
+        secretsDenied: d.secretsDenied,
+        configMapsGranted: d.configMapsGranted.map((c) => c.name),
+        configMapsDenied: d.configMapsDenied,
+      }
+    : null;
+  return presentedOf({ ...opts, contextLabels: await contextLabels(tx, opts.run), admission });
+}

@@ -1,6 +1,7 @@
 // Shapes a write-back request carries beyond its target, shared by the gate, the executor and the
 // approval screen (components may import `**/schemas`). Nothing here needs Node.
 import { z } from "zod";
+import { zRedactionEntry } from "../context/redaction/report";
 
 /** The labels a `set_labels` write-back adds to and removes from one pull request. */
 export const zLabelChange = z
@@ -24,3 +25,51 @@ export function presentedLabelChange(presented: unknown): { prNumber: number | n
   const pr = p?.target?.prNumber;
   return { prNumber: typeof pr === "number" && Number.isInteger(pr) ? pr : null, add: parsed.data.add, remove: parsed.data.remove };
 }
+
+const zDenied = z.object({ name: z.string(), reason: z.string() });
+
+/**
+ * What an approver is shown, frozen when the request is made (`ApprovalRequest.presented`, built
+ * by approvals/presented.ts `presentedOf`). The approval screen parses the stored JSON with it,
+ * so a record of another shape is reported rather than rendered as "[object Object]".
+ */
+export const zPresented = z.object({
+  prompt: z.string(),
+  promptHash: z.string(),
+  contextDigest: z.string(),
+  contextLabels: z.array(z.string()),
+  stack: z.object({
+    name: z.string().nullable(),
+    version: z.number().int().nullable(),
+    digest: z.string(),
+    model: z.string().nullable(),
+    adapter: z.string().nullable(),
+    tools: z.array(z.string()),
+    mcpServers: z.array(
+      z.object({ name: z.string(), transport: z.string(), target: z.string(), secrets: z.array(z.string()), configMaps: z.array(z.string()), privileged: z.boolean() }),
+    ),
+    skills: z.array(z.string()),
+    subagents: z.array(z.object({ name: z.string(), role: z.string() })),
+    approvalMode: z.string(),
+  }),
+  runnerPool: z.object({ name: z.string(), trustTier: z.string(), kind: z.string() }).nullable(),
+  runtimeServiceAccount: z.string().nullable(),
+  runnerServiceAccount: z.string().nullable(),
+  secrets: z.object({ granted: z.array(z.string()), denied: z.array(zDenied) }),
+  configMaps: z.object({ granted: z.array(z.string()), denied: z.array(zDenied) }),
+  action: z.string(),
+  target: z.object({
+    repository: z.string(),
+    branch: z.string().nullish(),
+    prNumber: z.number().int().nullish(),
+    check: z.string().nullish(),
+    headSha: z.string().nullish(),
+  }),
+  artifact: z.object({ id: z.string(), kind: z.string(), name: z.string(), digest: z.string(), sizeBytes: z.number().int() }).nullable(),
+  message: z.string().nullable(),
+  labels: z.object({ add: z.array(z.string()), remove: z.array(z.string()) }).nullable(),
+  reason: z.string(),
+  exception: z.string().nullable(),
+  pushProtection: z.object({ findings: z.array(zRedactionEntry), note: z.string() }).nullable(),
+});
+export type Presented = z.infer<typeof zPresented>;

@@ -5,9 +5,9 @@ import { dispatchRun } from "@/server/domain/runs/dispatch";
 import { runLocalCheck } from "./local-ci";
 import { bareRepoPath, commitFiles, ensureBareRepo, resolveRevision } from "./repositories";
 
-// The demo loop on one machine: the seeded demo/calculator repository gets a real bare
-// repository in the local forge holding the files the scripted scenario was recorded against
-// (so its patch applies), the local CI runs its failing check once, the trigger path turns the
+// The demo loop on one machine: the seeded demo/calculator repository has a real bare
+// repository in the local forge whose default branch holds the files the scripted scenario was
+// recorded against (so its patch applies; the seed writes it, and this pushes it when missing), the local CI runs its failing check once, the trigger path turns the
 // failure into a suggested diagnosis run, and the bootstrap dispatches that suggestion, so
 // `npm start` shows a red check, a live run and a patch waiting for approval. Idempotent: each
 // step is skipped when its result exists.
@@ -42,7 +42,13 @@ export async function bootstrapDemo(opts: {
     opts.log?.(`demo: pushed ${sha.slice(0, 12)} to ${bareRepoPath(opts.dataDir, repo.fullName)}`);
   }
 
-  let pipeline = await db.pipeline.findFirst({ where: { repositoryId: repo.id, headSha: sha }, orderBy: { createdAt: "asc" }, select: { id: true } });
+  // The check of this commit on the default branch: the seed may hold older checks of the same
+  // commit on another branch (it was pushed to a feature branch first).
+  let pipeline = await db.pipeline.findFirst({
+    where: { repositoryId: repo.id, headSha: sha, headBranch: repo.defaultBranch },
+    orderBy: { createdAt: "asc" },
+    select: { id: true },
+  });
   if (!pipeline) {
     const result = await runLocalCheck({
       db,
