@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { toast } from "sonner";
 import { useTRPC } from "@/components/providers/trpc";
 import { Alert } from "@/components/ui/alert";
@@ -20,16 +20,22 @@ export function GithubAppSettings(props: { created: boolean; error: string | nul
   const [name, setName] = useState("Airlock");
   const [organization, setOrganization] = useState("");
   const [existing, setExisting] = useState({ appId: "", privateKey: "", webhookSecret: "" });
-  const formRef = useRef<HTMLFormElement>(null);
-  const manifestRef = useRef<HTMLInputElement>(null);
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.githubApp.get.queryKey() });
   const start = useMutation(
     trpc.githubApp.startManifest.mutationOptions({
       onSuccess: (res) => {
-        if (!formRef.current || !manifestRef.current) return;
-        formRef.current.action = res.postUrl;
-        manifestRef.current.value = res.manifest;
-        formRef.current.submit();
+        // GitHub's manifest flow starts with a form POST from the browser to github.com.
+        const form = document.createElement("form");
+        form.method = "post";
+        form.action = res.postUrl;
+        form.hidden = true;
+        const manifest = document.createElement("input");
+        manifest.type = "hidden";
+        manifest.name = "manifest";
+        manifest.value = res.manifest;
+        form.append(manifest);
+        document.body.append(form);
+        form.submit();
       },
     }),
   );
@@ -90,9 +96,6 @@ export function GithubAppSettings(props: { created: boolean; error: string | nul
               </Button>
             </form>
             {/* The manifest goes to GitHub in a plain form post, as GitHub's manifest flow requires. */}
-            <form ref={formRef} method="post" className="hidden">
-              <input ref={manifestRef} type="hidden" name="manifest" />
-            </form>
             {start.error && <Alert>{start.error.message}</Alert>}
           </Card>
           <Card as="section" aria-label="Use an existing app" className="space-y-2">
