@@ -86,7 +86,7 @@ export function openApiDocument(origin: string) {
       title: "Airlock REST API",
       version: "1",
       description:
-        "Runs, their events, approvals, stacks and trigger rules. Authenticate with an API token (`Authorization: Bearer airlock_…`, made under Settings → API tokens); session cookies are not accepted. A token acts as its owner on the repositories it names, at most at its role.",
+        "Runs, their events, approvals, stacks, trigger rules and webhook deliveries. Authenticate with an API token (`Authorization: Bearer airlock_…`, made under Settings → API tokens); session cookies are not accepted. A token acts as its owner on the repositories it names, at most at its role.",
     },
     servers: [{ url: `${origin}/api/v1` }],
     security: [{ apiToken: [] }],
@@ -96,6 +96,7 @@ export function openApiDocument(origin: string) {
       { name: "approvals" },
       { name: "stacks" },
       { name: "triggers" },
+      { name: "deliveries" },
       { name: "tokens" },
     ],
     paths,

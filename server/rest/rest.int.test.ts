@@ -198,6 +198,21 @@ describe("the console's export and raw view", () => {
 });
 
 describe("OpenAPI document", () => {
+  it("deliveries: a token sees only its repositories' deliveries, and re-evaluating is refused to a non-admin", async () => {
+    const owner = await createUser();
+    const [a, b] = [await createRepository({ members: [[owner, "admin"]] }), await createRepository({ members: [[owner, "admin"]] })];
+    const delivery = (repo: { id: string; fullName: string }) =>
+      db.webhookDelivery.create({ data: { deliveryId: `d-${repo.id}`, source: "github", event: "check_run", action: "completed", payload: { repository: { full_name: repo.fullName } }, outcome: "ignored", detail: "no rule matched" } });
+    const [ownDelivery] = [await delivery(a), await delivery(b)];
+    const token = await tokenFor(owner, [a.id], "admin");
+    const list = (await (await rest(token, "GET", "/deliveries?limit=10")).json()) as { items: { deliveryId: string }[] };
+    expect(list.items.map((d) => d.deliveryId)).toEqual([ownDelivery.deliveryId]);
+    // A repository admin's token is not an Airlock admin: re-evaluation stays with the console's admins.
+    const refused = await rest(token, "POST", `/deliveries/${ownDelivery.deliveryId}/reevaluate`, {});
+    expect(refused.status).toBe(403);
+    expect(await db.webhookDelivery.findUniqueOrThrow({ where: { id: ownDelivery.id }, select: { reevaluations: true } })).toEqual({ reevaluations: 0 });
+  });
+
   it("every documented path answers through the handler (no 404/405/500)", async () => {
     const owner = await createUser();
     const repo = await createRepository({ members: [[owner, "viewer"]] });

@@ -11,7 +11,7 @@ export type RestRoute = {
   method: RestMethod;
   path: string;
   summary: string;
-  tag: "runs" | "events" | "approvals" | "stacks" | "triggers" | "tokens";
+  tag: "runs" | "events" | "approvals" | "stacks" | "triggers" | "deliveries" | "tokens";
   /** The procedure's path in the app router. */
   procedure?: string;
   /** A custom handler's name (server/rest/custom.ts). */
@@ -77,6 +77,8 @@ export const restRoutes: RestRoute[] = [
   { method: "GET", path: "/triggers/export", summary: "The trigger rules you can see as a file", tag: "triggers", procedure: "configFiles.exportTriggers" },
   { method: "POST", path: "/triggers/apply", summary: "Plan (`dryRun`, the default) or apply a trigger-rules file; unchanged rules are not saved", tag: "triggers", procedure: "configFiles.applyTriggers" },
   { method: "GET", path: "/triggers", summary: "List trigger rules", tag: "triggers", procedure: "triggers.list" },
+  { method: "GET", path: "/deliveries", summary: "List recorded webhook deliveries of the repositories you can see, newest first (filters: outcome, event, repository, delivery; keyset pages)", tag: "deliveries", procedure: "deliveries.list" },
+  { method: "POST", path: "/deliveries/{deliveryId}/reevaluate", summary: "Evaluate a delivery again (Airlock admins; idempotent: the dedupe keys turn a repeat into a duplicate)", tag: "deliveries", procedure: "deliveries.reevaluate" },
   { method: "GET", path: "/triggers/{ruleId}", summary: "Show a trigger rule", tag: "triggers", procedure: "triggers.byId" },
   { method: "POST", path: "/triggers", summary: "Create a trigger rule", tag: "triggers", procedure: "triggers.create" },
   { method: "PUT", path: "/triggers/{ruleId}", summary: "Change a trigger rule (`expectedVersion` guards against lost updates)", tag: "triggers", procedure: "triggers.update" },
