@@ -18,7 +18,8 @@ import { githubClient, installationToken } from "@/server/forges/github/client";
 import { startFakeGithub, type FakeGithub } from "@/server/forges/github/testing/fake-github";
 import type { FakeApp } from "@/server/forges/github/testing/fake-github-apps";
 import { createUser } from "@/server/testing/factories";
-import { completeManifestFlow, githubAppSummary, loadGithubAppCredentials, removeGithubApp, saveExistingApp, startManifestFlow } from "./app-service";
+import { completeManifestFlow, forgetWebhookSecrets, githubAppSummary, loadGithubAppCredentials, removeGithubApp, saveExistingApp, startManifestFlow } from "./app-service";
+import { sealingKey } from "./key";
 import { processInstallationDelivery } from "./installation-delivery";
 import { loadSealingKey, type SealingKey } from "./sealed";
 
@@ -162,6 +163,21 @@ describe("installation events", () => {
     expect(r3).toMatchObject({ outcome: "ignored", detail: expect.stringMatching(/not Airlock's app/) });
     const stored = await db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId: d.deliveryId } });
     expect(stored).toMatchObject({ outcome: "ignored", detail: expect.stringMatching(/not owned by mallory/) });
+  });
+
+  it("a payload that echoes the app's webhook secret is stored with the secret redacted", async () => {
+    // Sealed with this installation's own key, as the settings page does: redaction reads it back.
+    await db.githubApp.deleteMany();
+    const app = fake.apps.createApp({ name: `Airlock ${++n}`, owner: "acme" });
+    await saveExistingApp({ db, actor: admin, input: { appId: app.id, privateKey: app.pem, webhookSecret: app.webhookSecret }, key: sealingKey(), apiUrl: fake.url });
+    forgetWebhookSecrets();
+    const echo = failedWorkflowJob({ repo: "acme/echo", runId: 1, jobId: 2, jobName: `deploy with ${app.webhookSecret}`, step: "deploy", headSha: sha(), headBranch: "main" });
+    const d = await deliver(echo, { secret: app.webhookSecret });
+    expect(d.status).toBeLessThan(300);
+    const stored = await db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId: d.deliveryId } });
+    expect(JSON.stringify(stored)).not.toContain(app.webhookSecret);
+    expect(JSON.stringify(stored.payload)).toContain("deploy with");
+    forgetWebhookSecrets();
   });
 
   it("a hostile payload is rejected with the field named and changes nothing", async () => {
