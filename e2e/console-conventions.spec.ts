@@ -43,6 +43,8 @@ test.describe("times", () => {
     await page.goto(`/runs/${runId}`);
     const time = page.locator("#event-1 time");
     await expect(time).toHaveText(/^\d{2}:\d{2}:\d{2}$/);
+    // The tooltip is the client's: hover once the transcript is interactive.
+    await expect(page.getByTestId("transcript")).toHaveAttribute("data-hydrated", "");
     await time.hover();
     await expect(page.getByRole("tooltip")).toHaveText(await absoluteInPage(page, (await time.getAttribute("datetime"))!));
   });

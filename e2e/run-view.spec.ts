@@ -133,6 +133,8 @@ test.describe("the run view", () => {
     await page.goto(`/runs/${runId}`);
     await expect(page.locator("#event-3000")).toBeVisible();
     await expect(page.locator("#event-123")).toHaveCount(0);
+    // The server's HTML shows the newest events before the page is interactive: keys wait for it.
+    await expect(page.getByTestId("transcript")).toHaveAttribute("data-hydrated", "");
 
     await page.keyboard.press("/");
     await expect(page.getByLabel("Search transcript")).toBeFocused();

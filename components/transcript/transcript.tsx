@@ -227,7 +227,7 @@ export function Transcript(props: { runId: string; initial: WireEvent[]; lastEve
         onHelp={() => setHelp(true)}
       />
       <div className="relative min-h-0 flex-1">
-        <div ref={scrollRef} data-testid="transcript" tabIndex={0} aria-label="Transcript events" className="h-full overflow-y-auto overscroll-contain focus-visible:outline-2 focus-visible:outline-indigo-500">
+        <div ref={scrollRef} data-testid="transcript" data-hydrated={hydrated ? "" : undefined} tabIndex={0} aria-label="Transcript events" className="h-full overflow-y-auto overscroll-contain focus-visible:outline-2 focus-visible:outline-indigo-500">
           {rows.length === 0 && <p className="p-4 text-sm text-zinc-600 dark:text-zinc-400">No events yet.</p>}
           {!hydrated && (
             <div className="flex min-h-full flex-col justify-end">
