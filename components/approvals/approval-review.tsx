@@ -47,7 +47,6 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
   }
   const p = parsed.data;
   const canDecide = a.viewerRole !== "viewer";
-  const blocked = a.pushProtection && !a.pushProtection.override ? "Push protection: the patch contains secrets; an admin must override first" : null;
   const disabledReason =
     a.status !== "pending" ? `This request is ${a.status}` : !canDecide ? `Deciding needs the maintainer role; you are ${a.viewerRole}` : null;
 
@@ -89,7 +88,7 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
         </dl>
         {a.status === "pending" && (
           <div className="mt-3">
-            <ApprovalActions approvalId={a.id} artifactDigest={a.artifactDigest} headSha={a.targetHeadSha} disabledReason={disabledReason} approveRefusal={blocked ?? a.viewerTwoPersonRefusal} />
+            <ApprovalActions approvalId={a.id} artifactDigest={a.artifactDigest} headSha={a.targetHeadSha} disabledReason={disabledReason} approveRefusal={a.approveRefusal ?? a.viewerTwoPersonRefusal} />
             {a.viewerTwoPersonRefusal && (
               <Alert tone="warning" className="mt-2" data-testid="two-person-refusal">
                 {a.viewerTwoPersonRefusal}

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { toast } from "sonner";
 import { useTRPC } from "@/components/providers/trpc";
 import { Button } from "@/components/ui/button";
+import { RelativeTime } from "@/components/ui/time";
 import { ReasonDialog } from "./reason-dialog";
 
 // Push protection on the review screen: a patch in which secrets were found is shown redacted,
@@ -48,7 +49,7 @@ export function PushProtectionPanel(props: { approvalId: string; protection: Pus
       </p>
       {given ? (
         <p className="mt-2 font-medium" data-testid="push-protection-override">
-          Overridden by {given.by} at {given.at}: {given.reason}
+          Overridden by {given.by} <RelativeTime date={given.at} />: {given.reason}
         </p>
       ) : props.pending && props.canOverride ? (
         <Button className="mt-2" size="sm" variant="danger" onClick={() => setOpen(true)}>

@@ -35,6 +35,13 @@ export function overrideOf(value: Prisma.JsonValue | null | undefined): PushProt
   return o && typeof o.by === "string" && typeof o.reason === "string" && typeof o.at === "string" && typeof o.byUserId === "string" ? (o as PushProtectionOverride) : null;
 }
 
+/** Why a person may not approve this request yet (a protected patch no admin has overridden), or null. */
+export function pushProtectionRefusal(approval: { artifact: { kind: string; secretFindings: Prisma.JsonValue | null } | null; pushProtectionOverride: Prisma.JsonValue | null }): string | null {
+  return approval.artifact && pushProtectionOf(approval.artifact) && !overrideOf(approval.pushProtectionOverride)
+    ? "Push protection: the patch contains secrets; an admin must override it first"
+    : null;
+}
+
 /** Refuses to approve a protected patch that no admin has overridden. */
 export function assertPushAllowed(approval: { artifact: { kind: string; secretFindings: Prisma.JsonValue | null } | null; pushProtectionOverride: Prisma.JsonValue | null }) {
   const protection = approval.artifact ? pushProtectionOf(approval.artifact) : null;

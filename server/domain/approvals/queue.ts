@@ -3,7 +3,7 @@ import { ApprovalStatus } from "@/server/db/generated/enums";
 import type { Db, Prisma } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { zWriteBackKind } from "../events/catalogue";
-import { overrideOf, pushProtectionOf } from "./push-protection";
+import { overrideOf, pushProtectionOf, pushProtectionRefusal } from "./push-protection";
 
 // Read models for /approvals: the queue (pending first, oldest first) with counts, and one
 // request with everything its review screen shows.
@@ -107,5 +107,5 @@ export async function getApprovalDetail(opts: { db: Db; approvalId: string }) {
   // Push protection as it stands now: what was found, and whether (by whom, why) it was overridden.
   const protection = a.artifact ? pushProtectionOf(a.artifact) : null;
   const pushProtection = protection ? { ...protection, override: overrideOf(a.pushProtectionOverride) } : null;
-  return { ...a, artifact, exceptionApplies, pushProtection };
+  return { ...a, artifact, exceptionApplies, pushProtection, approveRefusal: pushProtectionRefusal(a) };
 }

@@ -1,6 +1,6 @@
 import type { Db, Prisma, RepoRole } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { overrideOf, pushProtectionOf } from "../approvals/push-protection";
+import { pushProtectionRefusal } from "../approvals/push-protection";
 import { findingsOf } from "./artifact-content";
 import { twoPersonRefusal } from "./causers";
 import { runControls } from "./controls";
@@ -71,10 +71,7 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
     costUsd: Number(costUsd),
     // Each request's own refusal, as the approval screen shows it: a patch with secrets cannot be
     // approved here until an admin overrides push protection there (the server refuses it anyway).
-    approvals: approvals.map(({ artifact, pushProtectionOverride, ...a }) => ({
-      ...a,
-      approveRefusal: artifact && pushProtectionOf(artifact) && !overrideOf(pushProtectionOverride) ? "Push protection: the patch contains secrets; an admin must override it on the approval screen first" : null,
-    })),
+    approvals: approvals.map(({ artifact, pushProtectionOverride, ...a }) => ({ ...a, approveRefusal: pushProtectionRefusal({ artifact, pushProtectionOverride }) })),
     attempts: attempts.map(({ costUsd: c, ...a }) => ({ ...a, costUsd: Number(c), sandbox: sandbox[a.id] ?? null })),
     duplicateTriggersDropped: dropped,
     droppedTriggers,
