@@ -198,7 +198,7 @@ export function LimitsSection() {
     <Section title="Limits">
       <div className="grid gap-3 sm:grid-cols-3">
         <NumberField name="spec.limits.wallClockMinutes" label="Wall clock (minutes)" />
-        <NumberField name="spec.limits.maxCostUsd" label="Cost cap (USD)" step="0.01" />
+        <NumberField name="spec.limits.maxCostUsd" label="Cost cap (USD)" step="0.01" hint="Enforced for Claude Code stacks (the CLI stops at --max-budget-usd). Not enforced yet for command or scripted stacks." />
         <NumberField name="spec.limits.maxRetries" label="Retries" />
       </div>
     </Section>
