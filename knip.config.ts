@@ -15,7 +15,7 @@ const config: KnipConfig = {
     // Playwright's webServer command for each loop project (playwright.config.ts).
     "e2e/loop/serve.mjs",
     // Agents the command adapter's tests spawn by path.
-    "server/agents/fixtures/*.mjs",
+    "server/execution/agents/fixtures/*.mjs",
     // Run by hand: writes public/'s icons.
     "scripts/icons.mjs",
   ],

@@ -69,7 +69,7 @@ export function AdapterSection() {
         ]}
       />
       {kind === "scripted" ? (
-        <TextField name="spec.adapter.scenario" label="Scenario" hint="A recording under server/agents/scenarios, e.g. sum-off-by-one" mono />
+        <TextField name="spec.adapter.scenario" label="Scenario" hint="A recording under server/execution/agents/scenarios, e.g. sum-off-by-one" mono />
       ) : kind === "claude-code" ? (
         <div className="grid gap-4 sm:grid-cols-3">
           <TextField name="spec.adapter.apiKeySecret" label="API key secret" hint="Granted like any secret; the CLI gets it as ANTHROPIC_API_KEY." mono />

@@ -1,4 +1,4 @@
-import { getBuiltInScenario } from "@/server/agents/scenarios";
+import { getBuiltInScenario } from "@/server/execution/agents/scenarios";
 import { DEMO_SCENARIO } from "@/server/forges/local/demo";
 import { commitIds, type HistoryCommit, type HistoryRef, importHistory } from "@/server/forges/local/history";
 import { calculatorSum } from "./cases/calculator";

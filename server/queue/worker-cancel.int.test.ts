@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getBuiltInScenario } from "@/server/agents/scenarios";
+import { getBuiltInScenario } from "@/server/execution/agents/scenarios";
 import { getDb } from "@/server/db";
 import { cancelRun } from "@/server/domain/runs/cancel";
 import { enqueueDispatch } from "@/server/domain/runs/attempts";
@@ -39,7 +39,7 @@ async function until<T>(probe: () => Promise<T | null | undefined>, timeoutMs = 
 describe("worker", () => {
   it("stops a running agent within 5 s of a cancel, through NOTIFY", async () => {
     const db = getDb();
-    const sleeper = resolve("server/agents/fixtures/sleep-forever.mjs");
+    const sleeper = resolve("server/execution/agents/fixtures/sleep-forever.mjs");
     const stack = await createStack(scriptedSpec({ adapter: { kind: "command", command: ["node", sleeper], env: [], outputFormat: "airlock" } }));
     const run = await createExecRun({ repositoryId: local.repository.id, stack, sha: local.sha, actorUserId: user.id });
     const queuedAt = Date.now();
@@ -88,7 +88,7 @@ describe("worker", () => {
   // Last: it stops the worker.
   it("on shutdown hands its running attempts back: lost now, retried by the next worker", async () => {
     const db = getDb();
-    const sleeper = resolve("server/agents/fixtures/sleep-forever.mjs");
+    const sleeper = resolve("server/execution/agents/fixtures/sleep-forever.mjs");
     const stack = await createStack(scriptedSpec({ adapter: { kind: "command", command: ["node", sleeper], env: [], outputFormat: "airlock" } }));
     const run = await createExecRun({ repositoryId: local.repository.id, stack, sha: local.sha, actorUserId: user.id });
     await enqueueDispatch(db, run.id);

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
-import { getBuiltInScenario } from "@/server/agents/scenarios";
+import { getBuiltInScenario } from "@/server/execution/agents/scenarios";
 import { getDb } from "@/server/db";
 import { appendAttemptEvents, isFencedError } from "@/server/domain/runs/attempt-fence";
 import { createUser } from "@/server/testing/factories";

@@ -1,4 +1,4 @@
-import { claudeCodeLaunchPlan, previewPaths } from "@/server/agents/claude-code/launch-plan";
+import { claudeCodeLaunchPlan, previewPaths } from "@/server/execution/agents/claude-code/launch-plan";
 import type { Db } from "@/server/db";
 import { loadKnownSecrets } from "@/server/domain/ingest/known-secrets";
 import { parseInput } from "@/server/domain/repositories/input";

@@ -44,7 +44,7 @@ export const zAdapter = z.discriminatedUnion("kind", [
     outputFormat: z.enum(["auto", "airlock", "claude-stream-json"]).default("auto"),
   }),
   z.object({
-    // The Claude Code CLI built from the stack (server/agents/claude-code/): model, tools, MCP
+    // The Claude Code CLI built from the stack (server/execution/agents/claude-code/): model, tools, MCP
     // servers, subagents, skills and limits become its flags and generated files.
     kind: z.literal("claude-code"),
     // The secret holding the model API key (ANTHROPIC_API_KEY), granted like any secret.
@@ -55,7 +55,7 @@ export const zAdapter = z.discriminatedUnion("kind", [
   }),
   z.object({
     kind: z.literal("scripted"),
-    // A recorded scenario under server/agents/scenarios/ (demo and tests only).
+    // A recorded scenario under server/execution/agents/scenarios/ (demo and tests only).
     scenario: z.string().trim().min(1, "Required").max(200),
   }),
 ]);

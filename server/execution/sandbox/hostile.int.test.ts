@@ -17,7 +17,7 @@ import { createUser } from "@/server/testing/factories";
 // Every escape must fail, and the run must say so (the agent's own report, the sandbox's
 // events, the attempt's exit reason).
 
-const hostile = resolve("server/agents/fixtures/hostile.mjs");
+const hostile = resolve("server/execution/agents/fixtures/hostile.mjs");
 const canary = `canary-${randomBytes(12).toString("hex")}`;
 const tiers = [
   { name: "untrusted fork run", isFork: true },

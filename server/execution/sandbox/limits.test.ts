@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createCommandAdapter } from "@/server/agents/command-adapter";
-import type { SessionEvent } from "@/server/agents/types";
+import { createCommandAdapter } from "@/server/execution/agents/command-adapter";
+import type { SessionEvent } from "@/server/execution/agents/types";
 import type { SandboxLimits } from "./policy";
 import { testSandbox } from "./testing";
 

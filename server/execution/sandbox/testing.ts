@@ -1,6 +1,6 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AgentSandbox } from "@/server/agents/types";
+import type { AgentSandbox } from "@/server/execution/agents/types";
 import { defaultSandboxLimits, type SandboxLimits, type SandboxNetwork } from "./policy";
 import { hostView } from "./system";
 

@@ -1,4 +1,4 @@
-import { getBuiltInScenario } from "@/server/agents/scenarios";
+import { getBuiltInScenario } from "@/server/execution/agents/scenarios";
 import type { Db } from "@/server/db";
 import { stackSpecOf } from "@/server/domain/runs/admit-attempt";
 import { dispatchRun } from "@/server/domain/runs/dispatch";

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getBuiltInScenario } from "@/server/agents/scenarios";
+import { getBuiltInScenario } from "@/server/execution/agents/scenarios";
 import { getDb } from "@/server/db";
 import { contentDigest } from "@/server/lib/digest";
 import { createLocalRepository, createPool, createStack, scriptedSpec } from "@/server/queue/testing/fixtures";

@@ -2,7 +2,7 @@ import { enqueueDispatch } from "@/server/domain/runs/attempts";
 import { claimNextAttempt } from "@/server/domain/runs/claim-attempt";
 import { availabilityOf, probeSandbox } from "@/server/execution/sandbox/probe";
 import { parseJobPayload } from "../jobs";
-import { executeAttempt } from "../runner/execute-attempt";
+import { executeAttempt } from "@/server/execution/runner/execute-attempt";
 import type { WorkerContext } from "../worker-context";
 
 // "run.dispatch": claim the run's queued attempt (admission, pool concurrency) and start it.

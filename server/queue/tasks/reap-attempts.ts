@@ -1,5 +1,5 @@
 import { reapLostAttempts, sweepQueuedRuns } from "@/server/domain/runs/reaper";
-import { sweepWorkspaces } from "@/server/domain/workspaces/workspaces";
+import { sweepWorkspaces } from "@/server/execution/workspaces/workspaces";
 import { enqueue } from "../enqueue";
 import { releaseDeadWorkerJobs } from "../recovery";
 import type { WorkerContext } from "../worker-context";

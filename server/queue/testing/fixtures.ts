@@ -10,7 +10,7 @@ import type { SessionUser } from "@/server/auth/roles";
 import { commitFiles, ensureBareRepo } from "@/server/forges/local/repositories";
 import { digestOf, sha256 } from "@/server/lib/digest";
 import { type StackSpec, stackSnapshot, zStackSpec } from "@/server/domain/stacks/spec";
-import { AttemptRegistry } from "../runner/attempt-registry";
+import { AttemptRegistry } from "@/server/execution/runner/attempt-registry";
 import type { WorkerContext, WorkerSettings } from "../worker-context";
 
 // Rows and folders the execution tests need (pools, stacks, runs on the local forge), created

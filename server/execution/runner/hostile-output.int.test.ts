@@ -7,8 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { createUser } from "@/server/testing/factories";
-import { createExecRun, createLocalRepository, createPool, createStack, drain, scriptedSpec, testWorkerContext } from "../testing/fixtures";
-import { dispatchRunTask } from "../tasks/dispatch-run";
+import { createExecRun, createLocalRepository, createPool, createStack, drain, scriptedSpec, testWorkerContext } from "@/server/queue/testing/fixtures";
+import { dispatchRunTask } from "@/server/queue/tasks/dispatch-run";
 
 const db = getDb();
 

@@ -20,7 +20,7 @@ import {
 // event says, in the transcript, that no model is involved.
 
 export type ScriptedAdapterConfig = {
-  /** A scenario, or the name of a built-in one under server/agents/scenarios/. */
+  /** A scenario, or the name of a built-in one under server/execution/agents/scenarios/. */
   scenario: Scenario | string;
   /** 1 = recorded timing; 50 = fifty times faster. Default 1. */
   speed?: number;

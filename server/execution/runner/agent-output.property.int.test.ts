@@ -10,8 +10,8 @@ import { getDb } from "@/server/db";
 import { defaultHub, runEventsResponse } from "@/server/streaming/responses";
 import { SseParser } from "@/server/streaming/sse-parser";
 import { createUser } from "@/server/testing/factories";
-import { createExecRun, createLocalRepository, createPool, createStack, drain, scriptedSpec, testWorkerContext } from "../testing/fixtures";
-import { dispatchRunTask } from "../tasks/dispatch-run";
+import { createExecRun, createLocalRepository, createPool, createStack, drain, scriptedSpec, testWorkerContext } from "@/server/queue/testing/fixtures";
+import { dispatchRunTask } from "@/server/queue/tasks/dispatch-run";
 
 const db = getDb();
 afterAll(() => defaultHub().stop());

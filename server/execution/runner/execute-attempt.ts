@@ -1,7 +1,7 @@
 import { lstat, readFile } from "node:fs/promises";
 import { resolve, sep } from "node:path";
 import type { Db } from "@/server/db";
-import { AgentStartError, type AgentSession, type CollectedArtifact } from "@/server/agents/types";
+import { AgentStartError, type AgentSession, type CollectedArtifact } from "@/server/execution/agents/types";
 import { redactText, SECRETLINT_PRESET } from "@/server/domain/context/redaction/redact";
 import { TranscriptRedactor } from "@/server/domain/context/redaction/transcript";
 import { knownSecretsFor } from "@/server/domain/ingest/known-secrets";
@@ -13,8 +13,8 @@ import { appendAttemptEvents, isFencedError } from "@/server/domain/runs/attempt
 import { failAttemptStart, markAttemptRunning, releaseAttempt } from "@/server/domain/runs/attempts";
 import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
 import { finishAttempt, recordAttemptCost, storeAttemptArtifact, type StoredArtifact } from "@/server/domain/runs/finish-attempt";
-import { createWorkspace, keepWorkspace, removeWorkspace, type Workspace, workspacePaths } from "@/server/domain/workspaces/workspaces";
-import { guessArtifactKind, guessMediaType } from "@/server/agents/artifacts";
+import { createWorkspace, keepWorkspace, removeWorkspace, type Workspace, workspacePaths } from "@/server/execution/workspaces/workspaces";
+import { guessArtifactKind, guessMediaType } from "@/server/execution/agents/artifacts";
 import { contentDigest } from "@/server/lib/digest";
 import { boundText } from "@/server/lib/text-boundary";
 import { buildAdapter, grantedEnvironment, type KubeLauncher, sandboxFor } from "./adapters";

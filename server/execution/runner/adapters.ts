@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { createClaudeCodeAdapter } from "@/server/agents/claude-code/claude-code-adapter";
-import { createCommandAdapter } from "@/server/agents/command-adapter";
-import { createScriptedAdapter } from "@/server/agents/scripted-adapter";
-import { type AgentAdapter, type AgentSandbox, AgentStartError } from "@/server/agents/types";
+import { createClaudeCodeAdapter } from "@/server/execution/agents/claude-code/claude-code-adapter";
+import { createCommandAdapter } from "@/server/execution/agents/command-adapter";
+import { createScriptedAdapter } from "@/server/execution/agents/scripted-adapter";
+import { type AgentAdapter, type AgentSandbox, AgentStartError } from "@/server/execution/agents/types";
 import { defaultSandboxLimits, zAllowedHost } from "@/server/execution/sandbox/policy";
 import { hostView } from "@/server/execution/sandbox/system";
 import type { KnownSecret } from "@/server/domain/context/redaction/redact";

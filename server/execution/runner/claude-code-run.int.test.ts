@@ -1,13 +1,13 @@
 import { existsSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
-import { installedClaudeBinary } from "@/server/agents/claude-code/claude-code-adapter";
-import { type DoubleTurn, lastUserText, type MessagesApiDouble, type RecordedRequest, startMessagesApiDouble } from "@/server/agents/testing/messages-api-double";
+import { installedClaudeBinary } from "@/server/execution/agents/claude-code/claude-code-adapter";
+import { type DoubleTurn, lastUserText, type MessagesApiDouble, type RecordedRequest, startMessagesApiDouble } from "@/server/execution/agents/testing/messages-api-double";
 import { getDb } from "@/server/db";
 import { zStackSpec } from "@/server/domain/stacks/spec";
 import { createUser } from "@/server/testing/factories";
-import { createExecRun, createLocalRepository, createPool, createStack, drain, testWorkerContext } from "../testing/fixtures";
-import { dispatchRunTask } from "../tasks/dispatch-run";
+import { createExecRun, createLocalRepository, createPool, createStack, drain, testWorkerContext } from "@/server/queue/testing/fixtures";
+import { dispatchRunTask } from "@/server/queue/tasks/dispatch-run";
 
 // A run of a claude-code stack through the worker: admission grants the API key and base URL,
 // the real `claude` runs in the pool's bubblewrap sandbox and reaches the Messages-API TEST

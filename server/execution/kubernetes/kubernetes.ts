@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, resolve, sep } from "node:path";
-import { guessArtifactKind, guessMediaType } from "@/server/agents/artifacts";
-import { createOutputDecoder, type OutputFormat } from "@/server/agents/output-decoder";
-import { EventChannel } from "@/server/agents/event-channel";
-import { type AgentAdapter, type AgentExit, type AgentSession, AgentStartError, type CollectedArtifact, type SessionEvent } from "@/server/agents/types";
-import { jobName, renderAttemptJob, type K8sJobManifest } from "@/server/domain/pools/k8s-manifest";
-import { type K8sNetworkPolicy, renderAttemptNetworkPolicy } from "@/server/domain/pools/k8s-network-policy";
+import { guessArtifactKind, guessMediaType } from "@/server/execution/agents/artifacts";
+import { createOutputDecoder, type OutputFormat } from "@/server/execution/agents/output-decoder";
+import { EventChannel } from "@/server/execution/agents/event-channel";
+import { type AgentAdapter, type AgentExit, type AgentSession, AgentStartError, type CollectedArtifact, type SessionEvent } from "@/server/execution/agents/types";
+import { jobName, renderAttemptJob, type K8sJobManifest } from "@/server/execution/kubernetes/k8s-manifest";
+import { type K8sNetworkPolicy, renderAttemptNetworkPolicy } from "@/server/execution/kubernetes/k8s-network-policy";
 import type { SandboxStarted } from "@/server/execution/sandbox/events";
 import { defaultSandboxLimits } from "@/server/execution/sandbox/policy";
 import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
@@ -15,7 +15,7 @@ import { envVarName } from "@/server/env";
 import { isAppError } from "@/server/errors";
 import { contentDigest } from "@/server/lib/digest";
 import { createArtifactFrameReader, withArtifactFrames } from "./k8s-artifacts";
-import type { KubeLauncher } from "./adapters";
+import type { KubeLauncher } from "@/server/execution/runner/adapters";
 
 // Attempts on a `kubernetes` runner pool: the attempt runs as a batch/v1 Job rendered by
 // renderAttemptJob (policy-selected service account, granted secrets as secretKeyRefs, locked

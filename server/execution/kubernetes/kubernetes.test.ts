@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { contentDigest } from "@/server/lib/digest";
 import type { AgentEvent } from "@/server/domain/events/catalogue";
-import type { SessionEvent } from "@/server/agents/types";
-import type { K8sJobManifest } from "@/server/domain/pools/k8s-manifest";
+import type { SessionEvent } from "@/server/execution/agents/types";
+import type { K8sJobManifest } from "@/server/execution/kubernetes/k8s-manifest";
 import type { AdmissionDecision } from "@/server/domain/pools/admission";
 import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
-import { scriptedSpec } from "../testing/fixtures";
+import { scriptedSpec } from "@/server/queue/testing/fixtures";
 import { FRAME_KEY, withArtifactFrames } from "./k8s-artifacts";
 import { createKubernetesAdapter, type KubeApi } from "./kubernetes";
 

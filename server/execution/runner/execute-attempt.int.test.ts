@@ -1,14 +1,14 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { getBuiltInScenario } from "@/server/agents/scenarios";
+import { getBuiltInScenario } from "@/server/execution/agents/scenarios";
 import { getDb } from "@/server/db";
 import { contentDigest } from "@/server/lib/digest";
 import { createUser } from "@/server/testing/factories";
-import { createExecRun, createLocalRepository, createPool, createStack, drain, scriptedSpec, testWorkerContext } from "../testing/fixtures";
-import { dispatchRunTask } from "../tasks/dispatch-run";
-import { executeWriteBackTask } from "../tasks/execute-write-back";
-import { runReactions } from "../testing/reactions";
+import { createExecRun, createLocalRepository, createPool, createStack, drain, scriptedSpec, testWorkerContext } from "@/server/queue/testing/fixtures";
+import { dispatchRunTask } from "@/server/queue/tasks/dispatch-run";
+import { executeWriteBackTask } from "@/server/queue/tasks/execute-write-back";
+import { runReactions } from "@/server/queue/testing/reactions";
 
 const scenario = getBuiltInScenario("sum-off-by-one")!;
 const files = scenario.assumes!.files;
