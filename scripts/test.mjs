@@ -59,6 +59,8 @@ step("typecheck", bin("tsc"), ["--noEmit"]);
 step("lint (eslint)", bin("eslint"), [".", "--max-warnings", "0"]);
 // Unused files, exports and dependencies (knip.config.ts names the entry points).
 step("lint (knip)", bin("knip"), []);
+// The layering and no import cycles (.dependency-cruiser.cjs).
+step("lint (dependency-cruiser)", "npm", ["run", "--silent", "lint:deps"]);
 
 {
   const t = Date.now();

@@ -2,10 +2,9 @@ import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import type { Prisma, RunStatus } from "@/server/db";
 import { env } from "@/server/env";
-import type { buildContext } from "./context";
-import { type Admission, poolByName, type PoolIds } from "./pools";
-import type { AttemptPlan, RunPlan } from "./run-plan";
-import type { snapshotOf } from "./stacks";
+import type { BuildInput, BuiltRun } from "./built-run";
+import { poolByName } from "./pools";
+import type { AttemptPlan } from "./run-plan";
 import { caseBeats, playSession, type ProducedArtifact, reportBeats, Transcript } from "./transcript";
 import { playWriteBacks } from "./write-backs";
 import { demoUsers, type DemoUserKey } from "./users";
@@ -14,33 +13,6 @@ import { addMs, contentDigest, minutes, newId } from "./util";
 // One plan -> the rows of one run: the run, its attempts, transcript, artifacts,
 // approvals, write-backs, dropped duplicate triggers and audit entries. Status
 // events follow the run and attempt state machines (server/domain/runs/lifecycle).
-
-export type BuildInput = {
-  plan: RunPlan;
-  /** The run's columns that do not depend on how it played out. */
-  base: Omit<Prisma.AgentDispatchRunCreateManyInput, "id" | "title" | "source" | "taskKind" | "actor" | "actorUserId" | "status" | "isFork" | "parentRunId">;
-  runId: string;
-  parentRunId: string | null;
-  createdAt: Date;
-  now: Date;
-  dedupeKey: string;
-  context: ReturnType<typeof buildContext>;
-  snapshot: ReturnType<typeof snapshotOf>;
-  /** What admission granted, for a run that got past the queue. */
-  admission: Admission | null;
-  ids: { users: Record<DemoUserKey, string>; pools: PoolIds; ruleId: string | null; deliveryIds: Map<string, string> };
-};
-
-export type BuiltRun = {
-  run: Prisma.AgentDispatchRunCreateManyInput;
-  attempts: Prisma.DispatchAttemptCreateManyInput[];
-  events: Prisma.RunEventCreateManyInput[];
-  artifacts: Prisma.ArtifactCreateManyInput[];
-  approvals: Prisma.ApprovalRequestCreateManyInput[];
-  writeBacks: Prisma.WriteBackCreateManyInput[];
-  drops: Prisma.TriggerDropCreateManyInput[];
-  audit: Prisma.AuditEntryCreateManyInput[];
-};
 
 const attemptVerb: Record<Exclude<AttemptPlan["outcome"], "queued" | "running" | "succeeded">, string> = {
   failed: "failed",

@@ -1,6 +1,6 @@
 import type { Prisma, RunStatus } from "@/server/db";
 import { presentedOf, type WriteBackTargetInput } from "@/server/domain/approvals/presented";
-import type { BuildInput, BuiltRun } from "./build-run";
+import type { BuildInput, BuiltRun } from "./built-run";
 import { type Admission, poolByName } from "./pools";
 import type { RunPlan, WriteBackPlan } from "./run-plan";
 import type { ProducedArtifact, Transcript } from "./transcript";

@@ -1,15 +1,13 @@
 import { getDb, Prisma } from "@/server/db";
-import type { RunEventInput } from "@/server/domain/events/catalogue";
 import { logError, logEvent } from "./log";
 import { metrics, secondsBetween } from "./metrics";
-import { observeApprovalSpan, observeEventSpans } from "./tracing";
+import { type AppendedEvents, observeApprovalSpan, observeEventSpans } from "./tracing";
 
 // What operators' tools see of the run events: every status, queue, admission, context,
 // approval and write-back event is appended through appendRunEvents, which hands the committed
 // events here. One place turns them into counters, histograms, log lines and spans, so no use
 // case has to remember to.
 
-export type AppendedEvents = { runId: string; attemptId: string | null; events: readonly RunEventInput[] };
 
 const TERMINAL_ATTEMPT = new Set(["succeeded", "failed", "cancelled", "timed_out", "lost"]);
 

@@ -12,7 +12,7 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { PrismaInstrumentation } from "@prisma/instrumentation";
-import type { AppendedEvents } from "./observe-events";
+import type { RunEventInput } from "@/server/domain/events/catalogue";
 
 // OpenTelemetry traces: on when OTEL_EXPORTER_OTLP_ENDPOINT is set (exported over OTLP/HTTP),
 // off otherwise (the API's no-op tracer: nothing is recorded, no lookups are made).
@@ -105,6 +105,9 @@ function bounded<V>(map: Map<string, V>, key: string, value: V) {
   if (map.size >= MAX_OPEN) map.delete(map.keys().next().value ?? "");
   map.set(key, value);
 }
+
+/** Events just appended to one run (and attempt), as observers receive them. */
+export type AppendedEvents = { runId: string; attemptId: string | null; events: readonly RunEventInput[] };
 
 export function observeEventSpans({ runId, attemptId, events }: AppendedEvents): void {
   if (!tracingEnabled()) return;

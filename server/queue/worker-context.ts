@@ -1,6 +1,6 @@
 import type { Db } from "@/server/db";
 import type { AttemptRegistry } from "@/server/execution/runner/attempt-registry";
-import type { RunnerSettings } from "@/server/execution/runner/execute-attempt";
+import type { RunnerSettings } from "@/server/execution/runner/settings";
 
 // What every task handler of one worker process shares.
 

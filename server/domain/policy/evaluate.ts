@@ -2,7 +2,8 @@ import { AppError } from "@/server/errors";
 import { compilePolicy, pickDecision } from "./compile";
 import { policyDigest } from "./digest";
 import type { PolicyDecision, PolicyRef } from "./decision";
-import { assertFacts, checkFacts, type Facts, type FactViolation } from "./facts";
+import { type Facts } from "./facts";
+import { assertFacts, checkFacts, type FactViolation } from "./fact-check";
 import type { PolicyDefinition, Scalar } from "./model";
 
 // Evaluation: the highest-priority matching rule decides; equal priorities go to the rule listed

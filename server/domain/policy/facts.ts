@@ -1,8 +1,5 @@
 import { z } from "zod";
-import { AppError } from "@/server/errors";
-import { compilePolicy } from "./compile";
-import { zPolicyName, zScalar, type PolicyDefinition, type Scalar } from "./model";
-import { valueProblem } from "./validate";
+import { zPolicyName, zScalar, type Scalar } from "./model";
 
 // Facts are what the outside world tells a policy, each with where it came from. A policy
 // refuses facts its model does not allow rather than guessing, and refuses any attempt to assert
@@ -22,38 +19,6 @@ export const zFacts = z
   .meta({ maxProperties: MAX_FACTS });
 export type Facts = z.infer<typeof zFacts>;
 
-export type FactConstraint =
-  | "unknown_property"
-  | "value_not_in_enum"
-  | "wrong_type"
-  | "out_of_bounds"
-  | "provenance_refused"
-  | "cardinality"
-  | "unknown_source";
-
-export type FactViolation = { constraint: FactConstraint; property: string; message: string };
-
-export class PolicyFactError extends AppError {
-  /** The first violated constraint; all of them are in `violations`. */
-  readonly constraint: FactConstraint;
-  readonly property: string;
-  readonly violations: FactViolation[];
-
-  constructor(policy: string, violations: [FactViolation, ...FactViolation[]]) {
-    const [first] = violations;
-    super("UNPROCESSABLE", first.message, {
-      reason: first.constraint,
-      details: { policy, violations },
-    });
-    this.name = "PolicyFactError";
-    this.constraint = first.constraint;
-    this.property = first.property;
-    this.violations = violations;
-  }
-}
-
-const sources = new Set<string>(zFactSource.options);
-
 const sourceNames: Record<FactSource, string> = {
   webhook: "a webhook",
   person: "a person",
@@ -64,59 +29,6 @@ const sourceNames: Record<FactSource, string> = {
 /** "asserted by the API", "asserted by a person": for messages and rendered proofs. */
 export function describeSource(source: FactSource): string {
   return sourceNames[source] ?? `an unknown source (${String(source)})`;
-}
-
-/** Every way `facts` break the policy's model; empty when they are acceptable. */
-export function checkFacts(policy: PolicyDefinition, facts: Facts): FactViolation[] {
-  const { properties, required } = compilePolicy(policy);
-  const violations: FactViolation[] = [];
-  for (const name in facts) {
-    if (!Object.hasOwn(facts, name)) continue;
-    const fact = facts[name]!;
-    const property = properties.get(name);
-    if (!property) {
-      violations.push({
-        constraint: "unknown_property",
-        property: name,
-        message: `${name} is not a property of ${policy.subject}`,
-      });
-      continue;
-    }
-    if (!sources.has(fact.source)) {
-      violations.push({
-        constraint: "unknown_source",
-        property: name,
-        message: `${name} was asserted by an unknown source ${JSON.stringify(fact.source)}`,
-      });
-    }
-    if (property.rulesOnly) {
-      violations.push({
-        constraint: "provenance_refused",
-        property: name,
-        message: `${name} is assigned by rules only; a value asserted by ${describeSource(fact.source)} is refused`,
-      });
-      continue;
-    }
-    const problem = valueProblem(property, fact.value);
-    if (problem) violations.push({ constraint: problem.constraint, property: name, message: problem.message });
-  }
-  for (const property of required) {
-    if (!Object.hasOwn(facts, property.name)) {
-      violations.push({
-        constraint: "cardinality",
-        property: property.name,
-        message: `${property.name} is required (cardinality 1) but no fact was given`,
-      });
-    }
-  }
-  return violations;
-}
-
-/** Throws PolicyFactError naming the first violated constraint. */
-export function assertFacts(policy: PolicyDefinition, facts: Facts): void {
-  const violations = checkFacts(policy, facts);
-  const [first, ...rest] = violations;
-  if (first) throw new PolicyFactError(policy.kind, [first, ...rest]);
 }
 
 /** The fact for a property; own keys only, so a property named like an Object method is safe. */

@@ -4,7 +4,8 @@ import { ruleCoverage } from "./checks/non-vacuity";
 import type { Region } from "./checks/region";
 import type { PolicyDecision } from "./decision";
 import { evaluate, evaluateAll } from "./evaluate";
-import { checkFacts, type Facts, type FactViolation } from "./facts";
+import { type Facts } from "./facts";
+import { checkFacts, type FactViolation } from "./fact-check";
 import type { PolicyDefinition } from "./model";
 import { validatePolicy, type PolicyIssue } from "./validate";
 

@@ -9,7 +9,7 @@ import {
   runnerSelectionFacts,
 } from "../pools/admission";
 import { type CurrentPolicy, type PreparedDecision, prepareDecision, storeDecisions } from "../policy/decide";
-import { PolicyFactError } from "../policy/facts";
+import { PolicyFactError } from "../policy/fact-check";
 import { type StackSpec, zStackSpec } from "../stacks/spec";
 import type { SandboxAvailable } from "../pools/sandbox-admission";
 import { modelProviderHosts, type NetworkMode } from "@/server/execution/sandbox/policy";

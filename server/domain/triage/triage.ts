@@ -12,7 +12,7 @@ import type { TriageActionKind, TriageActionStatus, TriageDisposition } from "@/
 import type { FailedCheckEvent } from "@/server/domain/ci-events/ci-event";
 import { advisoryLock } from "@/server/db/advisory-lock";
 import { decide } from "@/server/domain/policy/decide";
-import { PolicyFactError } from "@/server/domain/policy/facts";
+import { PolicyFactError } from "@/server/domain/policy/fact-check";
 import type { Candidate } from "@/server/domain/triggers/matcher";
 import { enqueue } from "@/server/queue/enqueue";
 import { deriveTriageFacts } from "./facts";

@@ -15,7 +15,7 @@ import { envVarName } from "@/server/env";
 import { isAppError } from "@/server/errors";
 import { contentDigest } from "@/server/lib/digest";
 import { createArtifactFrameReader, withArtifactFrames } from "./k8s-artifacts";
-import type { KubeLauncher } from "@/server/execution/runner/adapters";
+import type { KubeLauncher } from "@/server/execution/runner/settings";
 
 // Attempts on a `kubernetes` runner pool: the attempt runs as a batch/v1 Job rendered by
 // renderAttemptJob (policy-selected service account, granted secrets as secretKeyRefs, locked

@@ -11,16 +11,11 @@ import type { AdmissionDecision } from "@/server/domain/pools/admission";
 import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
 import type { StackSpec } from "@/server/domain/stacks/spec";
 import { envVarName, grantedValue } from "@/server/env";
-import type { RunnerSettings } from "./execute-attempt";
+import type { RunnerSettings } from "./settings";
 
 // Which adapter runs an attempt, and the environment it gets. Only granted secrets and config
 // maps reach the agent, by value from the server environment (AIRLOCK_SECRET_<NAME>), under
 // their plain names; the values are also handed to the transcript redactor.
-
-export type KubeLauncher = {
-  /** An adapter that runs the attempt as a Kubernetes Job in the pool's namespace. */
-  adapterFor(claim: Extract<ClaimResult, { kind: "started" }>, spec: StackSpec): AgentAdapter;
-};
 
 export function grantedEnvironment(admission: AdmissionDecision) {
   const env: Record<string, string> = {};

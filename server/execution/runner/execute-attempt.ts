@@ -17,27 +17,15 @@ import { createWorkspace, keepWorkspace, removeWorkspace, type Workspace, worksp
 import { guessArtifactKind, guessMediaType } from "@/server/execution/agents/artifacts";
 import { contentDigest } from "@/server/lib/digest";
 import { boundText } from "@/server/lib/text-boundary";
-import { buildAdapter, grantedEnvironment, type KubeLauncher, sandboxFor } from "./adapters";
+import { buildAdapter, grantedEnvironment, sandboxFor } from "./adapters";
+import type { RunnerSettings } from "./settings";
 import type { AttemptRegistry, StopRequest } from "./attempt-registry";
-import type { SandboxAvailable } from "@/server/domain/pools/sandbox-admission";
 import { EventBatcher } from "./event-batcher";
 
 // Runs one claimed attempt to its end: workspace, adapter session, event streaming (batched,
 // redacted, fenced), heartbeats, artifacts, and the outcome. Nothing here decides state: each
 // write goes through a fenced domain function, and a refused write (the attempt was replaced,
 // cancelled or lost) stops the session and ends the attempt here without touching the run.
-
-export type RunnerSettings = {
-  dataDir: string;
-  heartbeatIntervalMs: number;
-  eventBatchMs: number;
-  keepFailedWorkspaceMs: number;
-  scriptedSpeed: number;
-  approvalTtlMs: number;
-  kube: KubeLauncher | null;
-  /** Overrides the probe of this machine's sandbox (tests of a machine without one). */
-  sandbox?: SandboxAvailable;
-};
 
 export type RunnerDeps = { db: Db; settings: RunnerSettings; registry: AttemptRegistry; log: (line: string) => void };
 

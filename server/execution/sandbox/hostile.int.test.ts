@@ -235,7 +235,8 @@ describe.each(tiers)("a hostile agent in a $name, when its worker is killed", ({
     await until("the daemon to start", async () => agentSaid(await eventsOf(run.id)).includes(`daemon started (${marker})`), 60_000);
     worker.kill("SIGKILL");
     await until("the daemon to be gone", () => !runsAnywhere(marker), 3000);
-  });
+    // A fresh worker process (tsx) plus the daemon's start: up to the minute waited above.
+  }, 90_000);
 });
 
 describe("a machine without a working sandbox", () => {

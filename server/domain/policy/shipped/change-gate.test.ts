@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { checkPolicy } from "../checks/check-policy";
 import { evaluate } from "../evaluate";
-import { factsFrom, PolicyFactError } from "../facts";
+import { factsFrom } from "../facts";
+import { PolicyFactError } from "../fact-check";
 import type { Scalar } from "../model";
 import { assignments } from "../testing/enumerate";
 import { changeGatePolicy } from "./change-gate";

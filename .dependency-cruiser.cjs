@@ -1,0 +1,76 @@
+// The layering the tree promises, checked on every `npm run lint` (issue #16):
+//   app/ pages         → server code through the server caller (components/: ESLint's
+//                        no-restricted-imports in eslint.config.mjs, which editors show)
+//   server/domain      → decides; never imports the queue's worker side, execution, the web
+//                        server, tRPC or REST (jobs are enqueued through the leaf queue/enqueue)
+//   server/queue/{jobs,enqueue} → a leaf: job contracts only, no domain code
+//   server/execution   → runs agents; the domain tells it what, never the other way round
+// and no import cycles anywhere (type-only imports count: a cycle of types is still a knot).
+// Tests and their fixtures drive the whole stack on purpose (a job, a route, the worker).
+const TESTS = "(\\.test\\.tsx?$|/fixtures/|/testing/|test-fixtures\\.ts$)";
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "An import cycle ties modules into one; split the shared part into its own file.",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "domain-not-to-outer-layers",
+      severity: "error",
+      comment:
+        "Domain functions are called by routes, jobs and the runner; they never reach back into them. " +
+        "Enqueue jobs through server/queue/enqueue.ts and job contracts through server/queue/jobs.ts.",
+      from: { path: "^server/domain/", pathNot: TESTS },
+      to: {
+        path: "^(server/(queue/(?!enqueue\\.ts$|jobs\\.ts$)|execution/|web/|trpc/|rest/|http/)|app/|components/)",
+        // What execution promises in data (its event and report shapes, the Claude Code launch plan
+        // the stack preview shows) is vocabulary the domain may read.
+        pathNot: "^server/execution/(sandbox/(events|report|schemas|policy)|agents/claude-code/launch-plan)\\.ts$",
+      },
+    },
+    {
+      name: "queue-contracts-are-a-leaf",
+      severity: "error",
+      comment: "Job contracts and enqueue are imported by the domain, so they import no domain code.",
+      from: { path: "^server/queue/(enqueue|jobs)\\.ts$" },
+      to: { path: "^server/(domain|execution|queue/tasks|trpc|rest|web)/" },
+    },
+    {
+      name: "execution-not-to-entry-points",
+      severity: "error",
+      comment: "Execution is started by the worker; it never imports the worker, tRPC, REST or the web server.",
+      from: { path: "^server/execution/", pathNot: TESTS },
+      to: { path: "^(server/(queue/(?!enqueue\\.ts$|jobs\\.ts$)|web/|trpc/|rest/|http/)|app/|components/)" },
+    },
+    {
+      name: "pages-through-the-server-caller",
+      severity: "error",
+      comment: "Pages read data through the server caller (server/trpc) and render components; no domain or database calls.",
+      from: { path: "^app/", pathNot: "^app/api/" },
+      to: {
+        path: "^server/(domain|db/(?!generated/enums)|execution|queue)/",
+        dependencyTypesNot: ["type-only"],
+      },
+    },
+    {
+      name: "api-routes-are-thin",
+      severity: "error",
+      comment: "Route handlers only wire HTTP to server/{http,rest,streaming,trpc,web}; logic lives in the domain behind them.",
+      from: { path: "^app/api/" },
+      to: { path: "^server/(execution|queue/(?!enqueue\\.ts$))/", dependencyTypesNot: ["type-only"] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^(node_modules|\\.next|server/db/generated|\\.airlock|test-results)/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"], extensions: [".ts", ".tsx", ".js", ".mjs"] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
