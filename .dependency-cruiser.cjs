@@ -8,6 +8,9 @@
 // and no import cycles anywhere (type-only imports count: a cycle of types is still a knot).
 // Tests and their fixtures drive the whole stack on purpose (a job, a route, the worker).
 const TESTS = "(\\.test\\.tsx?$|/fixtures/|/testing/|test-fixtures\\.ts$)";
+// The entry points: the queue's worker side (all of server/queue but its leaf contracts), the web
+// server, tRPC, REST and HTTP helpers, pages and components.
+const ENTRY_POINTS = "server/(queue/(?!enqueue\\.ts$|jobs\\.ts$)|web/|trpc/|rest/|http/)|app/|components/";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -27,7 +30,7 @@ module.exports = {
         "Enqueue jobs through server/queue/enqueue.ts and job contracts through server/queue/jobs.ts.",
       from: { path: "^server/domain/", pathNot: TESTS },
       to: {
-        path: "^(server/(queue/(?!enqueue\\.ts$|jobs\\.ts$)|execution/|web/|trpc/|rest/|http/)|app/|components/)",
+        path: `^(server/execution/|${ENTRY_POINTS})`,
         // What execution promises in data (its event and report shapes, the Claude Code launch plan
         // the stack preview shows) is vocabulary the domain may read.
         pathNot: "^server/execution/(sandbox/(events|report|schemas|policy)|agents/claude-code/launch-plan)\\.ts$",
@@ -45,7 +48,7 @@ module.exports = {
       severity: "error",
       comment: "Execution is started by the worker; it never imports the worker, tRPC, REST or the web server.",
       from: { path: "^server/execution/", pathNot: TESTS },
-      to: { path: "^(server/(queue/(?!enqueue\\.ts$|jobs\\.ts$)|web/|trpc/|rest/|http/)|app/|components/)" },
+      to: { path: `^(${ENTRY_POINTS})` },
     },
     {
       name: "pages-through-the-server-caller",
@@ -53,7 +56,7 @@ module.exports = {
       comment: "Pages read data through the server caller (server/trpc) and render components; no domain or database calls.",
       from: { path: "^app/", pathNot: "^app/api/" },
       to: {
-        path: "^server/(domain|db/(?!generated/enums)|execution|queue)/",
+        path: "^server/(domain/|db/(?!generated/enums)|execution/|queue/)",
         dependencyTypesNot: ["type-only"],
       },
     },
@@ -71,6 +74,5 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"], extensions: [".ts", ".tsx", ".js", ".mjs"] },
-    reporterOptions: { text: { highlightFocused: true } },
   },
 };
