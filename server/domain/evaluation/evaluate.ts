@@ -3,7 +3,8 @@
 // firing candidate a run or a recorded drop. Reading and context assembly happen first; every
 // write (CI records, runs, their events and jobs, drops, cancels, the delivery's outcome) then
 // commits in one transaction, so a crash leaves either nothing or everything, and the retry finds
-// the delivery processed or starts clean.
+// the delivery processed or starts clean. A delivery no rule can act on is decided before any of
+// that (prefilter.ts): screened, planned without facts, and recorded in one statement.
 import type { Db } from "@/server/db";
 import { transaction } from "@/server/db";
 import type { DeliveryOutcome } from "@/server/db/generated/enums";
@@ -13,8 +14,9 @@ import { loadKnownSecrets } from "@/server/domain/ingest/known-secrets";
 import { describeTriage, holdCandidates, linkTriageToRun, triageFailedCheck } from "@/server/domain/triage/triage";
 import { lookUpChangedFiles, type ChangedFilesLookup } from "./changed-files";
 import { commitCandidate, prepareRun, recordSuperseded, type CommitOutcome, type PreparedRun } from "./dispatch";
-import { loadDelivery, type LoadedEvent } from "./load";
+import { screenDelivery, withFacts, type DeliveryRow, type LoadedEvent } from "./load";
 import { heldKeys, liveRulesFor, planEvaluation, type EvaluationPlan } from "./plan";
+import { prefilterPlan } from "./prefilter";
 import { applyCancelCommand, noteOnLatestLiveRun } from "./pr-requests";
 import { writeRecords } from "./records";
 
@@ -27,6 +29,8 @@ export type EvaluationResult = {
   duplicates: { runId: string; number: number }[];
   refused: string[];
   cancelled: number[];
+  /** Decided by the prefilter (no facts read, no transaction) rather than the full evaluation. */
+  prefiltered: boolean;
 };
 
 const result = (deliveryId: string, outcome: EvaluationResult["outcome"], detail: string): EvaluationResult => ({
@@ -37,7 +41,18 @@ const result = (deliveryId: string, outcome: EvaluationResult["outcome"], detail
   duplicates: [],
   refused: [],
   cancelled: [],
+  prefiltered: false,
 });
+
+export type PendingDelivery = DeliveryRow & { processedAt: Date | null };
+
+/** The delivery row evaluation reads (the job reads it once and passes it on). */
+export function readDelivery(db: Db, deliveryId: string): Promise<PendingDelivery | null> {
+  return db.webhookDelivery.findUnique({
+    where: { deliveryId },
+    select: { deliveryId: true, source: true, event: true, action: true, payload: true, receivedAt: true, processedAt: true },
+  });
+}
 
 export async function evaluateDelivery(opts: {
   db: Db;
@@ -45,23 +60,36 @@ export async function evaluateDelivery(opts: {
   now?: Date;
   /** Reads a GitHub PR's changed files for path-filtered rules; absent: they stay unknown. */
   changedFiles?: ChangedFilesLookup | null;
+  /** The delivery's row when the caller has read it already (readDelivery). */
+  delivery?: PendingDelivery | null;
+  /** false: skip the prefilter (the tests that prove it agrees with the full evaluation). */
+  prefilter?: boolean;
 }): Promise<EvaluationResult> {
   const { db, deliveryId } = opts;
   const now = opts.now ?? new Date();
-  const delivery = await db.webhookDelivery.findUnique({
-    where: { deliveryId },
-    select: { deliveryId: true, source: true, event: true, action: true, payload: true, receivedAt: true, processedAt: true },
-  });
+  const delivery = opts.delivery === undefined ? await readDelivery(db, deliveryId) : opts.delivery;
   if (!delivery) return result(deliveryId, "missing", "no such delivery");
   if (delivery.processedAt) return result(deliveryId, "skipped", "already processed");
-  const loaded = await loadDelivery(db, delivery);
-  if (!loaded.ok) {
+  const screened = await screenDelivery(db, delivery);
+  const unusable = async (u: { outcome: DeliveryOutcome; problem: string }) => {
     const secrets = await loadKnownSecrets(db, now);
-    const detail = boundedDetail(sanitizePayload(loaded.problem, secrets));
-    await finish(db, deliveryId, loaded.outcome, detail, now);
-    return result(deliveryId, loaded.outcome, detail);
+    const detail = boundedDetail(sanitizePayload(u.problem, secrets));
+    await finish(db, deliveryId, u.outcome, detail, now);
+    return { ...result(deliveryId, u.outcome, detail), prefiltered: true };
+  };
+  if (!screened.ok) return unusable(screened);
+  const rules = await liveRulesFor(db, screened.repository.id);
+  const early = opts.prefilter === false ? null : prefilterPlan(screened, rules);
+  if (early) {
+    // What commitPlan stores for a plan with nothing to fire, refuse or supersede.
+    const secrets = await loadKnownSecrets(db, now);
+    const out = { ...result(deliveryId, "processed", ""), prefiltered: true };
+    out.detail = boundedDetail(sanitizePayload(describe(screened, [], out, early, false), secrets));
+    await finish(db, deliveryId, "processed", out.detail, now);
+    return out;
   }
-  const rules = await liveRulesFor(db, loaded.repository.id);
+  const loaded = await withFacts(db, screened);
+  if (!loaded.ok) return { ...(await unusable(loaded)), prefiltered: false };
   const filesNote = await lookUpChangedFiles({ repository: loaded.repository, event: loaded.event, facts: loaded.facts, rules, lookup: opts.changedFiles ?? null });
   return commitPlan({ db, loaded, plan: planEvaluation(loaded, rules), filesNote, now });
 }
@@ -148,7 +176,7 @@ async function finish(db: Db, deliveryId: string, outcome: DeliveryOutcome, deta
   await db.webhookDelivery.updateMany({ where: { deliveryId, processedAt: null }, data: { outcome, detail, processedAt: now } });
 }
 
-function describe(loaded: LoadedEvent, outcomes: { ruleName: string; outcome: CommitOutcome }[], out: EvaluationResult, plan: EvaluationPlan, held: boolean): string {
+function describe(loaded: Pick<LoadedEvent, "event">, outcomes: { ruleName: string; outcome: CommitOutcome }[], out: EvaluationResult, plan: EvaluationPlan, held: boolean): string {
   const { event } = loaded;
   const parts: string[] = [];
   for (const { ruleName, outcome } of outcomes) {

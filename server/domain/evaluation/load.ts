@@ -54,7 +54,15 @@ const describe = (d: DeliveryRow): Described => ({
 /** Only a person's request is decided by who asked (a failed check or a release is not). */
 const asks = (event: DispatchableEvent) => event.type === "pr_comment" || event.type === "pr_labeled" || event.type === "manual";
 
-export async function loadDelivery(db: Db, delivery: DeliveryRow): Promise<LoadedEvent | UnusableEvent> {
+/** A delivery worth evaluating, before Airlock's facts are read: what the prefilter decides on. */
+export type ScreenedEvent = Omit<LoadedEvent, "facts">;
+
+/**
+ * The cheap part of loading: the repository, the normalised event and who asked, or why the
+ * delivery can never dispatch (unregistered or disabled repository, an event Airlock ignores, a
+ * malformed payload). No facts are read.
+ */
+export async function screenDelivery(db: Db, delivery: DeliveryRow): Promise<ScreenedEvent | UnusableEvent> {
   const described = describe(delivery);
   const name = repositoryNameOf(delivery);
   const repository = name ? await findRepository(db, name) : null;
@@ -64,13 +72,12 @@ export async function loadDelivery(db: Db, delivery: DeliveryRow): Promise<Loade
   if (repository.disabledAt) {
     return { ...described, ok: false, repositoryName: repository.fullName, outcome: "ignored", problem: `repository ${repository.fullName} is disabled: ${repository.disabledReason ?? "by an admin"}` };
   }
-  try {
+  return unusableOnClientError(described, repository, async (): Promise<ScreenedEvent | UnusableEvent> => {
     const resolved = resolveDelivery(delivery, repository.botHandle);
     let event = resolved.event;
     if (event.type === "ignored") return { ...described, ok: false, repositoryName: repository.fullName, outcome: "ignored", problem: event.reason };
     const actor = asks(event) ? await resolveAirlockActor(db, repository.id, resolved.githubUserId) : null;
     if (actor?.role) event = { ...event, actor: { ...event.actor, airlockRole: actor.role } };
-    const facts = await loadFacts({ db, repository, event, extras: resolved.extras });
     return {
       ...described,
       ok: true,
@@ -79,13 +86,32 @@ export async function loadDelivery(db: Db, delivery: DeliveryRow): Promise<Loade
       extras: resolved.extras,
       deliveryId: delivery.deliveryId,
       eventName: delivery.event,
-      facts,
       actorUserId: actor?.userId ?? null,
     };
+  });
+}
+
+/** A screened delivery with Airlock's facts: what the live path, the dry run and the stack preview plan with. */
+export async function loadDelivery(db: Db, delivery: DeliveryRow): Promise<LoadedEvent | UnusableEvent> {
+  const screened = await screenDelivery(db, delivery);
+  return screened.ok ? withFacts(db, screened) : screened;
+}
+
+export async function withFacts(db: Db, screened: ScreenedEvent): Promise<LoadedEvent | UnusableEvent> {
+  const { repository } = screened;
+  return unusableOnClientError(screened, repository, async () => ({
+    ...screened,
+    facts: await loadFacts({ db, repository, event: screened.event, extras: screened.extras }),
+  }));
+}
+
+async function unusableOnClientError<T>(described: Described, repository: Repository, fn: () => Promise<T>): Promise<T | UnusableEvent> {
+  try {
+    return await fn();
   } catch (err) {
     // A delivery that can never evaluate (malformed, invalid stored event); anything else
     // (database down) is thrown so the job is retried.
     if (!isAppError(err) || err.status >= 500) throw err;
-    return { ...described, ok: false, repositoryName: repository.fullName, outcome: "failed", problem: err.message };
+    return { ref: described.ref, label: described.label, at: described.at, ok: false, repositoryName: repository.fullName, outcome: "failed", problem: err.message };
   }
 }

@@ -1,6 +1,6 @@
 import type { Db } from "@/server/db";
 import { githubChangedFiles } from "@/server/domain/evaluation/changed-files";
-import { evaluateDelivery } from "@/server/domain/evaluation/evaluate";
+import { evaluateDelivery, readDelivery } from "@/server/domain/evaluation/evaluate";
 import { processInstallationDelivery } from "@/server/domain/github-app/installation-delivery";
 import { isInstallationEvent } from "@/server/domain/github-app/installations";
 import { sealingKey } from "@/server/domain/github-app/key";
@@ -15,10 +15,10 @@ import { parseJobPayload } from "../jobs";
  */
 export async function evaluateDeliveryTask(payload: unknown, { db }: { db: Db }): Promise<void> {
   const { deliveryId } = parseJobPayload("delivery.evaluate", payload);
-  const row = await db.webhookDelivery.findUnique({ where: { deliveryId }, select: { source: true, event: true } });
+  const row = await readDelivery(db, deliveryId);
   if (row?.source === "github" && isInstallationEvent(row.event)) {
     await processInstallationDelivery({ db, deliveryId, key: sealingKey(), githubUrl: env.GITHUB_URL, apiUrl: env.GITHUB_API_URL ?? null });
     return;
   }
-  await evaluateDelivery({ db, deliveryId, changedFiles: githubChangedFiles({ token: env.GITHUB_TOKEN ?? null, baseUrl: env.GITHUB_API_URL ?? null }) });
+  await evaluateDelivery({ db, deliveryId, delivery: row, changedFiles: githubChangedFiles({ token: env.GITHUB_TOKEN ?? null, baseUrl: env.GITHUB_API_URL ?? null }) });
 }
