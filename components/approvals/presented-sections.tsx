@@ -3,6 +3,7 @@ import { Card } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import type { Presented } from "@/server/domain/approvals/schemas";
 import { LabelChangeView } from "./label-change";
+import { PostedWords, postsWords } from "./posted-words";
 import { targetParts, type TargetRow } from "./target";
 
 // The read-only part of the approval screen: what the request froze for its approver (the
@@ -48,7 +49,9 @@ type ApprovalForSections = {
 export function PresentedSections({ approval: a, presented: p }: { approval: ApprovalForSections; presented: Presented }) {
   return (
     <>
-      {a.action === "set_labels" ? (
+      {postsWords(a.action) ? (
+        <PostedWords action={a.action} presented={p} artifactName={a.artifact?.name ?? null} artifactDigest={a.artifactDigest} />
+      ) : a.action === "set_labels" ? (
         <section aria-label="Label change" className="space-y-2">
           <h2 className="font-medium">Label change</h2>
           <LabelChangeView presented={a.presented} fallbackPrNumber={a.targetPrNumber} />

@@ -11,6 +11,7 @@ import { ApprovalActions } from "@/components/approvals/approval-actions";
 import { LabelChangeSummary } from "@/components/approvals/label-change";
 import { targetParts } from "@/components/approvals/target";
 import { SandboxSection } from "./sandbox-section";
+import { DiagnosisCommentButton } from "./diagnosis-comment-button";
 
 // The right pane: how the run executed and what it may touch. Attempts and
 // their timing, runner pod/job, service accounts and native RBAC, the admission
@@ -236,8 +237,13 @@ export function DetailsPane({ run }: { run: RunDetailView }) {
       </Section>
 
       <Section title="Write-backs">
+        {run.taskKind === "diagnose" && run.pullRequest && (
+          <div className="mb-2">
+            <DiagnosisCommentButton runId={run.id} verdict={run.diagnosisComment} />
+          </div>
+        )}
         {run.writeBacks.length === 0 ? (
-          <Empty>None yet. Every write-back waits for an approval.</Empty>
+          <Empty>None yet. A write-back waits for an approval unless the change gate exempts it.</Empty>
         ) : (
           <ul className="space-y-1.5 text-sm">
             {run.writeBacks.map((w) => (

@@ -18,6 +18,7 @@ import { stacksRouter } from "./routers/stacks";
 import { triageRouter } from "./routers/triage";
 import { triggersRouter } from "./routers/triggers";
 import { invitationRouter, usersRouter } from "./routers/users";
+import { writeBacksRouter } from "./routers/write-backs";
 
 export const appRouter = router({
   runs: runsRouter,
@@ -31,6 +32,7 @@ export const appRouter = router({
   pools: poolsRouter,
   repositorySettings: repositorySettingsRouter,
   approvals: approvalsRouter,
+  writeBacks: writeBacksRouter,
   fixLoops: fixLoopsRouter,
   notifications: notificationsRouter,
   triage: triageRouter,

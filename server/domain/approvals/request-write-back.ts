@@ -93,8 +93,13 @@ export type RequestWriteBackOptions = {
   message?: string | null;
   /** set_labels: the labels added to and removed from the target PR. */
   labels?: LabelChange | null;
-  /** A comment carrying the run's diagnosis (bot comments may skip approval). */
+  /** A comment carrying the run's diagnosis (bot comments may skip approval): set by writebacks/diagnosis-comment.ts only. */
   isDiagnosisComment?: boolean;
+  /**
+   * What happens when a person must approve: an ApprovalRequest (the default), or nothing but the
+   * stored decision ("skip": an automatic request that is only made when the gate exempts it).
+   */
+  whenRequired?: "request_approval" | "skip";
   ttlMs?: number;
   now?: Date;
 };
@@ -103,7 +108,30 @@ export type RequestWriteBackResult =
   | { kind: "approval"; approvalId: string; policyDecisionId: string | null; reason: string }
   | { kind: "direct"; writeBackId: string; policyDecisionId: string; reason: string };
 
-export function requestWriteBack(opts: RequestWriteBackOptions): Promise<RequestWriteBackResult> {
+/** What askChangeGate may also answer: a person must approve and the caller asked for no approval. */
+export type GateOutcome = RequestWriteBackResult | { kind: "skipped"; policyDecisionId: string | null; reason: string };
+
+/** Words the bot would post on a PR (the change gate asks where the run's code came from). */
+const wordKinds: readonly WriteBackKind[] = ["comment", "review", "approve_review"];
+
+/**
+ * The run's code origin as the change gate knows it, always asserted (an unrecorded one is
+ * "unknown"): a stored policy version that predates the fact refuses it and the request fails
+ * closed, rather than deciding a fork's comment without it.
+ */
+function originFact(run: { origin: string | null; isFork: boolean }): string {
+  if (run.isFork) return "fork";
+  return run.origin ?? "unknown";
+}
+
+export async function requestWriteBack(opts: Omit<RequestWriteBackOptions, "whenRequired">): Promise<RequestWriteBackResult> {
+  const out = await askChangeGate(opts);
+  if (out.kind === "skipped") throw new AppError("INTERNAL", "the change gate skipped a write-back that asked for an approval");
+  return out;
+}
+
+/** requestWriteBack, with the choice of asking for no approval when one is required (whenRequired "skip"). */
+export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcome> {
   const now = opts.now ?? new Date();
   const labels = labelsOf(opts);
   return transaction(opts.db, "requestWriteBack", async (tx) => {
@@ -136,6 +164,9 @@ export function requestWriteBack(opts: RequestWriteBackOptions): Promise<Request
           repository_exempts_kind: exempt,
           is_diagnosis_comment: opts.isDiagnosisComment ?? false,
           bot_comments_allowed: run.repository.botCommentsAllowed,
+          // Only asserted for words on a PR, so a stored policy version from before the fact keeps
+          // deciding every other kind; for comments and reviews it refuses the fact: fail closed.
+          ...(wordKinds.includes(opts.action) ? { run_origin: originFact(run) } : {}),
         }),
       });
       policyDecisionId = gate.id;
@@ -146,7 +177,8 @@ export function requestWriteBack(opts: RequestWriteBackOptions): Promise<Request
       if (!(err instanceof PolicyFactError)) throw err;
       reason = `The change gate refused its facts (${err.message}); approval is required.`;
     }
-    const exception = !required ? `${opts.isDiagnosisComment && run.repository.botCommentsAllowed ? "bot comments allowed" : `repository exception for ${opts.action.replaceAll("_", " ")}`} (rule ${ruleName ?? "default"})` : null;
+    if (required && opts.whenRequired === "skip") return { kind: "skipped", policyDecisionId, reason };
+    const exception = !required ? `${opts.isDiagnosisComment && ruleName === "diagnosis_comment_allowed" ? "bot comments allowed" : `repository exception for ${opts.action.replaceAll("_", " ")}`} (rule ${ruleName ?? "default"})` : null;
     const target = { repository: run.repository.fullName, ...opts.target };
     const requestedEvent = { type: "write_back_requested" as const, payload: { action: opts.action, target: opts.target, ...(artifact ? { artifactDigest: artifact.digest } : {}) } };
     const labelsField = labels ? { labels } : {};

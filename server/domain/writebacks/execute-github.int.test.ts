@@ -93,7 +93,7 @@ describe("write-back execution on GitHub (fake GitHub over HTTP)", () => {
   it("an exempt diagnosis comment is posted once even when the record is lost", async () => {
     const { repository, run } = await githubRun();
     await db().repository.update({ where: { id: repository.id }, data: { botCommentsAllowed: true } });
-    await db().agentDispatchRun.update({ where: { id: run.id }, data: { stackSnapshot: (await createStack(scriptedSpec({ approvalMode: "exceptions_allowed" }))).snapshot } });
+    await db().agentDispatchRun.update({ where: { id: run.id }, data: { origin: "repository", stackSnapshot: (await createStack(scriptedSpec({ approvalMode: "exceptions_allowed" }))).snapshot } });
     const asked = await requestWriteBack({ db: db(), runId: run.id, action: "comment", target: { prNumber: 12 }, message: "sum() adds one too many.", isDiagnosisComment: true });
     expect(asked.kind).toBe("direct");
     if (asked.kind !== "direct") return;

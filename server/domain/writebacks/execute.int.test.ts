@@ -130,6 +130,8 @@ describe("write-back execution on the local forge", () => {
     const { createExecRun, createStack, scriptedSpec } = await import("@/server/queue/testing/fixtures");
     const stack = await createStack(scriptedSpec({ approvalMode: "exceptions_allowed" }));
     const run = await createExecRun({ repositoryId: repo.repository.id, stack, sha: repo.sha });
+    // A run on the repository's own code (a fork's never comments without a person).
+    await db().agentDispatchRun.update({ where: { id: run.id }, data: { origin: "repository" } });
     const ask = () => requestWriteBack({ db: db(), runId: run.id, action: "comment", target: { prNumber: 3 }, message: "The sum is off by one.", isDiagnosisComment: true });
     expect((await ask()).kind).toBe("approval");
     await db().repository.update({ where: { id: repo.repository.id }, data: { botCommentsAllowed: true } });

@@ -16,6 +16,7 @@ const allowing = {
   repository_exempts_kind: true,
   is_diagnosis_comment: true,
   bot_comments_allowed: true,
+  run_origin: "repository",
 } as const;
 
 describe("change gate", () => {
@@ -64,7 +65,7 @@ describe("change gate", () => {
   });
 
   it("posts a diagnosis comment without approval when bot comments are allowed", () => {
-    const base = { kind: "comment", approval_mode: "exceptions_allowed", is_diagnosis_comment: true };
+    const base = { kind: "comment", approval_mode: "exceptions_allowed", is_diagnosis_comment: true, run_origin: "repository" };
     expect(gate({ ...base, bot_comments_allowed: true }).rule).toBe("diagnosis_comment_allowed");
     expect(gate({ ...base, bot_comments_allowed: true }).value).toBe(false);
     expect(gate({ ...base, bot_comments_allowed: false }).value).toBe(true);
@@ -90,7 +91,30 @@ describe("change gate", () => {
       expect(assignment.approval_mode).toBe("exceptions_allowed");
       const diagnosis = assignment.kind === "comment" && assignment.is_diagnosis_comment === true && assignment.bot_comments_allowed === true;
       expect(diagnosis || assignment.repository_exempts_kind === true).toBe(true);
+      if (assignment.kind === "comment" || assignment.kind === "review") expect(assignment.run_origin).toBe("repository");
     }
+  });
+
+  it("never lets a fork's (or an unplaced) run comment or review without a person, whatever the repository allows", () => {
+    for (const run_origin of ["fork", "unknown", undefined]) {
+      for (const kind of ["comment", "review"]) {
+        const decision = gate({ kind, ...allowing, run_origin });
+        expect(decision.value, `${kind} ${run_origin}`).toBe(true);
+        expect(decision.rule).toBe("untrusted_comment_needs_approval");
+      }
+      // The origin fact concerns words on a PR only: an exempted label flip still proceeds.
+      expect(gate({ kind: "set_labels", ...allowing, run_origin }).value).toBe(false);
+    }
+  });
+
+  it("never exempts an approving review, for any facts (exhaustive)", () => {
+    let seen = 0;
+    for (const assignment of assignments(changeGatePolicy)) {
+      if (assignment.kind !== "approve_review") continue;
+      seen++;
+      expect(gate(assignment).value, JSON.stringify(assignment)).toBe(true);
+    }
+    expect(seen).toBeGreaterThan(50);
   });
 
   it("passes its own checks: no conflicts, no gaps, no vacuous rules", () => {

@@ -1,3 +1,4 @@
+import type { Condition } from "../model";
 import { definePolicy } from "../validate";
 
 // Does this write-back need a person's approval? Fail-closed twice over: the default is "yes",
@@ -6,6 +7,15 @@ import { definePolicy } from "../validate";
 
 /** Write-backs a repository admin may exempt from approval. */
 const exemptable = ["push_commits", "update_pr_branch", "open_pr", "comment", "review", "rerun_workflow", "set_labels"];
+
+/** Words the bot posts on a PR: never without a person for a run on a fork's or an unnamed origin's code. */
+const untrustedWords: Condition = {
+  all: [
+    { property: "kind", inList: ["comment", "review"] },
+    // Closed world: an unrecorded origin is not the repository's own.
+    { property: "run_origin", isNot: "repository" },
+  ],
+};
 
 export const changeGatePolicy = definePolicy({
   kind: "change_gate",
@@ -43,6 +53,12 @@ export const changeGatePolicy = definePolicy({
     },
     { name: "is_diagnosis_comment", type: "boolean", description: "The write-back is a comment carrying the run's diagnosis." },
     { name: "bot_comments_allowed", type: "boolean", description: "The repository lets the bot post comments without approval." },
+    {
+      name: "run_origin",
+      type: "enum",
+      values: ["repository", "fork", "unknown"],
+      description: "Where the run's code came from (a fork's or an unnamed origin's run never gets a bot comment without a person).",
+    },
     { name: "approval_required", type: "boolean", rulesOnly: true, description: "Whether a person must approve." },
   ],
   rules: [
@@ -74,6 +90,13 @@ export const changeGatePolicy = definePolicy({
       explanation: "The agent stack asks for approval on every write-back.",
     },
     {
+      name: "untrusted_comment_needs_approval",
+      priority: 70,
+      when: { all: [{ property: "approval_mode", is: "exceptions_allowed" }, untrustedWords] },
+      then: { property: "approval_required", value: true },
+      explanation: "The run worked on a fork's code (or code Airlock cannot place), so a person approves what the bot would say.",
+    },
+    {
       name: "diagnosis_comment_allowed",
       priority: 60,
       when: {
@@ -82,10 +105,11 @@ export const changeGatePolicy = definePolicy({
           { property: "approval_mode", is: "exceptions_allowed" },
           { property: "is_diagnosis_comment", is: true },
           { property: "bot_comments_allowed", is: true },
+          { property: "run_origin", is: "repository" },
         ],
       },
       then: { property: "approval_required", value: false },
-      explanation: "The repository allows the bot's diagnosis comments, and this is one.",
+      explanation: "The repository allows the bot's diagnosis comments, and this is one, from a run on the repository's own code.",
     },
     {
       name: "exempted_write_back_proceeds",
@@ -95,6 +119,7 @@ export const changeGatePolicy = definePolicy({
           { property: "kind", inList: exemptable },
           { property: "approval_mode", is: "exceptions_allowed" },
           { property: "repository_exempts_kind", is: true },
+          { none: [untrustedWords] },
         ],
       },
       then: { property: "approval_required", value: false },
@@ -115,8 +140,10 @@ export const changeGatePolicy = definePolicy({
                   { property: "kind", is: "comment" },
                   { property: "is_diagnosis_comment", is: true },
                   { property: "bot_comments_allowed", is: true },
+                  { property: "run_origin", is: "repository" },
                 ],
               },
+              untrustedWords,
             ],
           },
         ],

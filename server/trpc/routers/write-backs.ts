@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { requestDiagnosisComment } from "@/server/domain/writebacks/diagnosis-comment";
+import { AppError } from "@/server/errors";
+import { router, runProcedure } from "../init";
+
+// Write-backs a person asks for from the run page: validate, require the maintainer role on the
+// run's repository (runProcedure), call the domain. The change gate decides whether a person
+// must approve; an approving person is never the request itself.
+
+const actorOf = (user: { id: string; email: string }) => ({ userId: user.id, label: user.email });
+
+const zRequested = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("approval"), approvalId: z.string(), reason: z.string() }),
+  z.object({ kind: z.literal("direct"), writeBackId: z.string(), reason: z.string() }),
+]);
+
+export const writeBacksRouter = router({
+  /** "Post diagnosis as a comment": the diagnosis summary on the run's PR, through the change gate. */
+  requestDiagnosisComment: runProcedure("maintainer")
+    .output(zRequested)
+    .mutation(async ({ ctx, input }) => {
+      const asked = await requestDiagnosisComment({ db: ctx.db, runId: input.runId, by: actorOf(ctx.user), now: ctx.now() });
+      if (asked.kind === "approval") return { kind: "approval" as const, approvalId: asked.approvalId, reason: asked.reason };
+      if (asked.kind === "direct") return { kind: "direct" as const, writeBackId: asked.writeBackId, reason: asked.reason };
+      // A person's request either asks or throws; anything else is a bug, not an answer.
+      throw new AppError("INTERNAL", `unexpected diagnosis comment outcome ${asked.kind}`);
+    }),
+});
