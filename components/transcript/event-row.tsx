@@ -317,6 +317,14 @@ function EventBody({ row, runId, expanded, collapsed, query, onToggle, onToggleS
         `${(n(p.inputTokens) ?? 0).toLocaleString("en")} in / ${(n(p.outputTokens) ?? 0).toLocaleString("en")} out tokens${n(p.usd) !== null ? ` · ${formatUsd(n(p.usd)!)}` : ""}${s(p.model) ? ` · ${s(p.model)}` : ""}`,
         "muted",
       );
+    case "model_call": {
+      const cached = (n(p.cacheReadTokens) ?? 0) + (n(p.cacheWriteTokens) ?? 0);
+      return summaryLine(
+        "model call",
+        `${clip(s(p.model), 200)} · ${(n(p.inputTokens) ?? 0).toLocaleString("en")} in${cached > 0 ? ` (+${cached.toLocaleString("en")} cached)` : ""} / ${(n(p.outputTokens) ?? 0).toLocaleString("en")} out tokens · ${formatDuration(n(p.durationMs) ?? 0)}`,
+        "muted",
+      );
+    }
     case "heartbeat":
       return <span className="text-xs text-zinc-400">heartbeat</span>;
     case "queue":

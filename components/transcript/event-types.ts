@@ -12,6 +12,7 @@ export const transcriptEventTypes = [
   "artifact_produced",
   "heartbeat",
   "cost",
+  "model_call",
   "log",
   "approval_requested",
   "write_back_requested",

@@ -1,23 +1,29 @@
 import { Writable } from "node:stream";
-import parsePrometheusTextFormat, { type MetricFamily } from "parse-prometheus-text-format";
 import { describe, expect, it } from "vitest";
 import { getDb, transaction } from "@/server/db";
 import { appendRunEvents } from "@/server/domain/events/append";
 import { recordAudit } from "@/server/domain/audit";
 import { createRepository, createRun } from "@/server/testing/factories";
+import { parsePrometheusText, type HistogramSeries, type MetricFamily } from "@/server/testing/prometheus-text";
 import { createLogger, setLogger } from "./log";
 import { initProcessMetrics, metricsRegistry } from "./metrics";
 import { registerDbGauges } from "./db-gauges";
 import { serveWorkerMetrics } from "./metrics-server";
 
-const scrape = async () => parsePrometheusTextFormat(await metricsRegistry().metrics());
+const scrape = async () => parsePrometheusText(await metricsRegistry().metrics());
 const family = (families: MetricFamily[], name: string) => families.find((f) => f.name === name);
 /** The value of one counter/gauge series (0 when absent: prom-client omits unlabelled series never touched). */
 function value(families: MetricFamily[], name: string, labels: Record<string, string> = {}): number {
   const f = family(families, name);
-  if (!f || f.type === "HISTOGRAM" || f.type === "SUMMARY") return 0;
-  const m = f.metrics.find((s) => Object.entries(labels).every(([k, v]) => s.labels?.[k] === v));
-  return m ? Number(m.value) : 0;
+  if (!f || f.type === "histogram" || f.type === "summary") return 0;
+  const m = f.series.find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+  return m ? m.value : 0;
+}
+/** One histogram series, by its labels. */
+function histogram(families: MetricFamily[], name: string, labels: Record<string, string> = {}): HistogramSeries | undefined {
+  const f = family(families, name);
+  if (f?.type !== "histogram") return undefined;
+  return f.series.find((s) => Object.keys(s.labels).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
 }
 const settle = () => new Promise((r) => setTimeout(r, 150));
 
@@ -77,24 +83,29 @@ describe("Prometheus metrics", () => {
     await settle();
 
     const families = await scrape();
-    const queueWait = family(families, "airlock_queue_wait_seconds");
-    expect(queueWait?.type).toBe("HISTOGRAM");
-    const qm = queueWait!.type === "HISTOGRAM" ? queueWait!.metrics[0]! : null;
-    expect(Number(qm!.count)).toBeGreaterThanOrEqual(1);
-    expect(Number(qm!.buckets["2.5"])).toBeGreaterThanOrEqual(1);
-    const approvalWait = family(families, "airlock_approval_wait_seconds");
-    expect(approvalWait?.type).toBe("HISTOGRAM");
+    expect(family(families, "airlock_queue_wait_seconds")?.type).toBe("histogram");
+    const qm = histogram(families, "airlock_queue_wait_seconds")!;
+    expect(qm.count).toBeGreaterThanOrEqual(1);
+    expect(qm.sum).toBeGreaterThanOrEqual(2.5);
+    expect(qm.buckets["2.5"]).toBeGreaterThanOrEqual(1);
+    // A labelled histogram: this series' _sum and _count are the one 90-second rejection.
+    const rejectedWait = histogram(families, "airlock_approval_wait_seconds", { outcome: "rejected" })!;
+    expect(rejectedWait.count).toBe(1);
+    expect(rejectedWait.sum).toBeGreaterThanOrEqual(89);
+    expect(rejectedWait.sum).toBeLessThan(120);
+    expect(rejectedWait.buckets["+Inf"]).toBe(1);
+    expect(histogram(families, "airlock_approval_wait_seconds", { outcome: "approved" })).toBeUndefined();
     expect(value(families, "airlock_approvals_total", { outcome: "rejected" })).toBeGreaterThanOrEqual(1);
     for (const h of ["airlock_attempt_duration_seconds", "airlock_webhook_handling_seconds", "airlock_sse_append_to_send_seconds"]) {
-      expect(family(families, h)?.type, h).toBe("HISTOGRAM");
+      expect(family(families, h)?.type, h).toBe("histogram");
     }
     expect(value(families, "airlock_approvals_pending")).toBeGreaterThanOrEqual(1);
-    expect(family(families, "airlock_runs_queued")?.type).toBe("GAUGE");
-    expect(family(families, "airlock_attempts_running")?.type).toBe("GAUGE");
+    expect(family(families, "airlock_runs_queued")?.type).toBe("gauge");
+    expect(family(families, "airlock_attempts_running")?.type).toBe("gauge");
     // Default process metrics.
-    expect(family(families, "airlock_process_cpu_seconds_total")?.type).toBe("COUNTER");
+    expect(family(families, "airlock_process_cpu_seconds_total")?.type).toBe("counter");
     expect(value(families, "airlock_process_resident_memory_bytes")).toBeGreaterThan(0);
-    expect(family(families, "airlock_nodejs_eventloop_lag_seconds")?.type).toBe("GAUGE");
+    expect(family(families, "airlock_nodejs_eventloop_lag_seconds")?.type).toBe("gauge");
   });
 
   it("a worker's loopback endpoint refuses a scrape without the token in production and serves one with it", async () => {
@@ -107,8 +118,8 @@ describe("Prometheus metrics", () => {
       expect((await fetch(url, { headers: { authorization: "Bearer wrong-token-wrong-token-wrong" } })).status).toBe(401);
       const ok = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
       expect(ok.status).toBe(200);
-      const families = parsePrometheusTextFormat(await ok.text());
-      expect(family(families, "airlock_dispatches_queued_total")?.type).toBe("COUNTER");
+      const families = parsePrometheusText(await ok.text());
+      expect(family(families, "airlock_dispatches_queued_total")?.type).toBe("counter");
       const off = await serveWorkerMetrics({ port: 0, token: undefined, nodeEnv: "production" });
       expect((await fetch(`http://127.0.0.1:${off.port}/metrics`)).status).toBe(403);
       off.server.close();

@@ -43,7 +43,7 @@ afterAll(async () => {
 const helpers = (id: string) => ({ job: { id, attempts: 1 } }) as unknown as JobHelpers;
 
 describe("traces", () => {
-  it("one trace from the webhook delivery through evaluation, dispatch, the agent session and its tool call, to approval and write-back", async () => {
+  it("one trace from the webhook delivery through evaluation, dispatch, the agent session, its model calls and its tool call, to approval and write-back", async () => {
     const db = getDb();
     const repo = await createRepository();
     const deliveryId = `delivery-${Date.now()}`;
@@ -80,14 +80,22 @@ describe("traces", () => {
       WHERE t.identifier = 'run.dispatch' AND j.payload->>'runId' = ${runId}`;
     expect(job?.payload.traceParent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     await tracedTask(db, "run.dispatch", async () => {
-      const startedAt = new Date().toISOString();
+      const t0 = Date.now();
+      const startedAt = new Date(t0 + 1200).toISOString();
       await appendRunEvents({ db, runId, events: [{ type: "status", payload: { scope: "attempt", attemptNumber: 1, from: "starting", to: "running", reason: "session started" } }] });
+      // Two model calls (the second answers the tool's result), as the Claude Code parser reports them.
+      const call = (messageId: string, startMs: number, durationMs: number, inputTokens: number, outputTokens: number) => ({
+        type: "model_call" as const,
+        payload: { messageId, model: "claude-sonnet-4-5", inputTokens, outputTokens, cacheReadTokens: 1000, cacheWriteTokens: 50, startedAt: new Date(startMs).toISOString(), durationMs },
+      });
       await appendRunEvents({
         db,
         runId,
         events: [
           { type: "tool_call", payload: { id: "call-1", name: "Bash", input: { command: "npm test" }, startedAt } },
+          call("msg-1", t0, 1200, 700, 100),
           { type: "tool_result", payload: { toolCallId: "call-1", output: "1 failed", isError: false, durationMs: 5 } },
+          call("msg-2", t0 + 1300, 800, 500, 200),
           { type: "cost", payload: { inputTokens: 1200, outputTokens: 300, model: "claude-sonnet-4-5" } },
           { type: "status", payload: { scope: "attempt", attemptNumber: 1, from: "running", to: "succeeded", reason: "exit 0" } },
         ],
@@ -144,6 +152,24 @@ describe("traces", () => {
     expect(Number(attr(session, "gen_ai.usage.input_tokens"))).toBe(1200);
     expect(attr(tool, "gen_ai.operation.name")).toBe("execute_tool");
     expect(attr(tool, "gen_ai.tool.name")).toBe("Bash");
+    // One `chat <model>` span per model call, children of the agent session, over each call's interval.
+    type Timed = OtlpSpan & { startTimeUnixNano: string; endTimeUnixNano: string };
+    const chats = received.filter((s) => s.name === "chat claude-sonnet-4-5" && s.traceId === trace) as Timed[];
+    expect(chats.map((c) => attr(c, "gen_ai.response.id"))).toEqual(["msg-1", "msg-2"]);
+    for (const c of chats) {
+      expect(c.parentSpanId).toBe(session.spanId);
+      expect(attr(c, "gen_ai.operation.name")).toBe("chat");
+      expect(attr(c, "gen_ai.request.model")).toBe("claude-sonnet-4-5");
+    }
+    expect(chats.map((c) => [Number(attr(c, "gen_ai.usage.input_tokens")), Number(attr(c, "gen_ai.usage.output_tokens"))])).toEqual([
+      [700 + 1050, 100],
+      [500 + 1050, 200],
+    ]);
+    expect(Number(attr(chats[0]!, "gen_ai.usage.cache_read.input_tokens"))).toBe(1000);
+    const ms = (nanos: string) => Number(BigInt(nanos) / 1_000_000n);
+    expect(chats.map((c) => ms(c.endTimeUnixNano) - ms(c.startTimeUnixNano))).toEqual([1200, 800]);
+    expect(ms(chats[1]!.startTimeUnixNano) - ms(chats[0]!.startTimeUnixNano)).toBe(1300);
+    expect(tool.parentSpanId).not.toBe(chats[0]!.spanId);
     // @prisma/instrumentation: the queries are spans in the same trace.
     expect(received.some((s) => s.name.startsWith("prisma:") && s.traceId === trace)).toBe(true);
   });

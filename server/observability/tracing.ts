@@ -89,8 +89,9 @@ export async function inSpan<T>(
 
 // ---- spans from run events (gen_ai semantic conventions)
 // https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-agent-spans/ and gen-ai-spans/
-// An attempt's session is one `invoke_agent` span; each tool call an `execute_tool` child, timed
-// by the call's own start and the result's duration. The spans live in the process that runs the
+// An attempt's session is one `invoke_agent` span; each model call (one assistant message) a
+// `chat <model>` child over the call's own interval, with its usage; each tool call an
+// `execute_tool` child, timed by the call's own start and the result's duration. The spans live in the process that runs the
 // attempt (its events are appended there), keyed by run and attempt.
 
 const MAX_OPEN = 10_000;
@@ -141,6 +142,32 @@ export function observeEventSpans({ runId, attemptId, events }: AppendedEvents):
     if (e.type === "cost" && session) {
       session.setAttributes({ "gen_ai.usage.input_tokens": e.payload.inputTokens, "gen_ai.usage.output_tokens": e.payload.outputTokens });
       if (e.payload.model) session.setAttribute("gen_ai.request.model", e.payload.model);
+    } else if (e.type === "model_call") {
+      const parent = session ? trace.setSpan(context.active(), session) : context.active();
+      const p = e.payload;
+      const startTime = new Date(p.startedAt);
+      const span = tracer().startSpan(
+        `chat ${p.model}`,
+        {
+          kind: SpanKind.CLIENT,
+          startTime,
+          attributes: {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": "anthropic",
+            "gen_ai.request.model": p.model,
+            "gen_ai.response.model": p.model,
+            "gen_ai.response.id": p.messageId,
+            // The prompt's tokens, cached ones included; the cached parts also on their own.
+            "gen_ai.usage.input_tokens": p.inputTokens + p.cacheReadTokens + p.cacheWriteTokens,
+            "gen_ai.usage.output_tokens": p.outputTokens,
+            "gen_ai.usage.cache_read.input_tokens": p.cacheReadTokens,
+            "gen_ai.usage.cache_creation.input_tokens": p.cacheWriteTokens,
+            ...(p.subagentId ? { "airlock.subagent.id": p.subagentId } : {}),
+          },
+        },
+        parent,
+      );
+      span.end(new Date(startTime.getTime() + p.durationMs));
     } else if (e.type === "tool_call") {
       const parent = session ? trace.setSpan(context.active(), session) : context.active();
       const span = tracer().startSpan(

@@ -171,6 +171,23 @@ export const zCostPayload = z.object({
   model: z.string().max(200).optional(),
 });
 
+/**
+ * One model call (one assistant message) of an agent session: its model, its own usage and when
+ * it ran (from the input it answered, the session's start or the last tool result, to its last
+ * line). Not cumulative: the cost event carries the attempt's totals.
+ */
+export const zModelCallPayload = z.object({
+  messageId: zId,
+  model: z.string().min(1).max(200),
+  inputTokens: zCount,
+  outputTokens: zCount,
+  cacheReadTokens: zCount,
+  cacheWriteTokens: zCount,
+  startedAt: zIsoTime,
+  durationMs: zCount,
+  ...subagentScope,
+});
+
 export const zLogPayload = z.object({
   /** stdout/stderr of the agent process; system = Airlock's own notes. */
   stream: z.enum(["stdout", "stderr", "system"]),
@@ -258,6 +275,7 @@ export const zSubagentCompletedEvent = event("subagent_completed", zSubagentComp
 export const zArtifactProducedEvent = event("artifact_produced", zArtifactProducedPayload);
 export const zHeartbeatEvent = event("heartbeat", zHeartbeatPayload);
 export const zCostEvent = event("cost", zCostPayload);
+export const zModelCallEvent = event("model_call", zModelCallPayload);
 export const zLogEvent = event("log", zLogPayload);
 
 /** What an agent session may emit. Everything else is Airlock's to say. */
@@ -272,6 +290,7 @@ export const zAgentEvent = z.discriminatedUnion("type", [
   zArtifactProducedEvent,
   zHeartbeatEvent,
   zCostEvent,
+  zModelCallEvent,
   zLogEvent,
 ]);
 

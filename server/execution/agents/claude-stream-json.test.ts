@@ -57,12 +57,12 @@ describe("Claude Code stream-json parser: a diagnosis transcript", () => {
   it("measures a tool's duration between its call and its result", () => {
     const parser = createClaudeStreamParser({ now: steppingClock() });
     const lines = transcript("diagnose-sum.jsonl").trim().split("\n").map((l) => JSON.parse(l) as unknown);
-    parser.parse(lines[0]); // init: no clock reading
-    parser.parse(lines[1]); // text
-    const [call] = parser.parse(lines[2]) ?? []; // tool_use: reads t0
-    const [result] = parser.parse(lines[3]) ?? []; // tool_result: reads t0 + 1 s
-    expect(call).toMatchObject({ type: "tool_call", payload: { startedAt: "2026-03-01T10:00:00.000Z" } });
-    expect(result).toMatchObject({ type: "tool_result", payload: { durationMs: 1000 } });
+    parser.parse(lines[0]); // init: reads t0 (the session's start)
+    parser.parse(lines[1]); // text: t0 + 1 s
+    const [call] = parser.parse(lines[2]) ?? []; // tool_use: t0 + 2 s
+    const events = parser.parse(lines[3]) ?? []; // tool_result: t0 + 3 s
+    expect(call).toMatchObject({ type: "tool_call", payload: { startedAt: "2026-03-01T10:00:02.000Z" } });
+    expect(events.find((e) => e.type === "tool_result")).toMatchObject({ type: "tool_result", payload: { durationMs: 1000 } });
   });
 
   it("turns a Task tool use into a subagent whose events are nested under it", () => {
@@ -75,7 +75,7 @@ describe("Claude Code stream-json parser: a diagnosis transcript", () => {
     expect(completed[0]?.summary).toContain("src/report.ts:6");
 
     const nested = events.filter((e) => "subagentId" in e.payload && e.payload.subagentId === "toolu_01Task1");
-    expect(nested.map((e) => e.type)).toEqual(["message", "tool_call", "tool_result", "message"]);
+    expect(nested.map((e) => e.type)).toEqual(["message", "tool_call", "model_call", "tool_result", "message", "model_call"]);
     // The Task prompt handed to the subagent is the parent's words, not a person's.
     expect(nested[0]).toMatchObject({ payload: { role: "system", text: expect.stringMatching(/^Prompt from the parent agent to [\w-]+:\n\n[\s\S]*List every call site/) } });
 
@@ -108,6 +108,33 @@ describe("Claude Code stream-json parser: a diagnosis transcript", () => {
     });
   });
 
+  it("reports each model call once, with its own usage (the message's last line), model and interval", () => {
+    const calls = ofType(events, "model_call");
+    // 8 distinct assistant messages: 6 of the main conversation, 2 of the subagent.
+    expect(calls.map((c) => c.messageId)).toEqual(["msg_01Qx7", "msg_01Sub1", "msg_01Rk2", "msg_01Sub2", "msg_01Tm3", "msg_01Un4", "msg_01Vp5", "msg_01Wq6"]);
+    // msg_01Qx7 spans two lines: its usage is the second's (96 output tokens, not 3), and it
+    // answers the prompt, so it runs from the session's start (t0) to its last line (t0 + 2 s).
+    expect(calls[0]).toEqual({
+      messageId: "msg_01Qx7",
+      model: "claude-sonnet-4-5-20250929",
+      inputTokens: 4,
+      outputTokens: 96,
+      cacheReadTokens: 11890,
+      cacheWriteTokens: 5210,
+      startedAt: "2026-03-01T10:00:00.000Z",
+      durationMs: 2000,
+    });
+    // A subagent's calls carry its id and the subagent's model; they end before it completes.
+    expect(calls.filter((c) => c.subagentId === "toolu_01Task1").map((c) => c.model)).toEqual(["claude-haiku-4-5-20251001", "claude-haiku-4-5-20251001"]);
+    const order = events.map((e) => (e.type === "model_call" ? e.payload.messageId : e.type));
+    expect(order.indexOf("msg_01Sub2")).toBeLessThan(order.indexOf("subagent_completed"));
+    // Each call after the first starts at the tool result it answers, after the call before it.
+    const main = calls.filter((c) => !c.subagentId);
+    for (let i = 1; i < main.length; i++) expect(Date.parse(main[i]!.startedAt)).toBeGreaterThan(Date.parse(main[i - 1]!.startedAt) + main[i - 1]!.durationMs - 1);
+    // The calls' output tokens add up to the session's main-conversation output.
+    expect(main.reduce((n, c) => n + c.outputTokens, 0)).toBe(96 + 142 + 70 + 188 + 84 + 97);
+  });
+
   it("remembers the session id and a successful outcome", () => {
     const parser = createClaudeStreamParser();
     for (const line of transcript("diagnose-sum.jsonl").trim().split("\n")) parser.parse(JSON.parse(line));
@@ -123,11 +150,11 @@ describe("Claude Code stream-json parser: errors and edge cases", () => {
       .trim()
       .split("\n")
       .flatMap((l) => parser.parse(JSON.parse(l)) ?? []);
-    expect(events.map((e) => e.type)).toEqual(["message", "message", "cost", "cost", "log"]);
+    expect(events.map((e) => e.type)).toEqual(["message", "message", "cost", "model_call", "cost", "log"]);
     expect(events[0]?.payload).toMatchObject({ text: expect.stringContaining("MCP: github (failed)") });
     expect(events[1]?.payload).toEqual({ role: "assistant", text: "Let me look at the flaky test history." });
-    expect(events[3]?.payload).toMatchObject({ usd: 0.0123 });
-    expect(events[4]?.payload).toEqual({ stream: "system", text: "Claude Code finished with error_max_turns" });
+    expect(events[4]?.payload).toMatchObject({ usd: 0.0123 });
+    expect(events[5]?.payload).toEqual({ stream: "system", text: "Claude Code finished with error_max_turns" });
     expect(parser.outcome).toEqual({ isError: true, subtype: "error_max_turns", errors: [], usd: 0.0123 });
   });
 
@@ -281,7 +308,7 @@ describe("Claude Code stream-json parser: captures of CLI 2.1.197", () => {
     const started = ofType(events, "subagent_started");
     expect(started).toEqual([expect.objectContaining({ name: "test-fixer", parentId: null, summary: "Find the bug" })]);
     const inside = events.filter((e) => "subagentId" in e.payload && e.payload.subagentId === started[0]!.id);
-    expect(inside.map((e) => e.type)).toEqual(["message", "tool_call", "tool_result"]);
+    expect(inside.map((e) => e.type)).toEqual(["message", "tool_call", "model_call", "tool_result"]);
     expect(inside[0]?.payload).toMatchObject({ role: "system", text: "Prompt from the parent agent to test-fixer:\n\nFind the bug in sum.js and report it" });
     expect(ofType(events, "subagent_completed")).toEqual([expect.objectContaining({ name: "test-fixer", isError: false, summary: expect.stringContaining("sum subtracts instead of adding") })]);
     expect(events.filter((e) => e.type === "log")).toEqual([]);

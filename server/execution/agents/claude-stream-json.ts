@@ -136,6 +136,47 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
   let sessionId: string | undefined;
   let model: string | undefined;
   let outcome: ClaudeOutcome | undefined;
+  // Model calls, per scope (the main conversation, or a subagent by its tool call's id): the
+  // message being received, and when the input it answers was complete (the session's start,
+  // the last user line, or the previous message's end).
+  type PendingCall = { id: string; model: string | undefined; usage: Usage; startedAtMs: number; lastAtMs: number; subagentId?: string };
+  const pendingCalls = new Map<string, PendingCall>();
+  const inputAtMs = new Map<string, number>();
+  let sessionStartMs: number | undefined;
+  // One clock reading per line, taken when first needed: everything a line says happened then.
+  let lineAt: Date | undefined;
+  const at = () => (lineAt ??= now());
+
+  function modelCall(call: PendingCall): AgentEvent {
+    const u = call.usage;
+    return {
+      type: "model_call",
+      payload: {
+        messageId: call.id,
+        model: call.model ?? model ?? "unknown",
+        inputTokens: u.input_tokens ?? 0,
+        outputTokens: u.output_tokens ?? 0,
+        cacheReadTokens: u.cache_read_input_tokens ?? 0,
+        cacheWriteTokens: u.cache_creation_input_tokens ?? 0,
+        startedAt: new Date(call.startedAtMs).toISOString(),
+        durationMs: Math.max(0, call.lastAtMs - call.startedAtMs),
+        ...(call.subagentId ? { subagentId: call.subagentId } : {}),
+      },
+    };
+  }
+
+  /** The model call of one scope is complete: its event, once. */
+  function endCall(scope: string, atMs: number): AgentEvent[] {
+    const call = pendingCalls.get(scope);
+    if (!call) return [];
+    pendingCalls.delete(scope);
+    inputAtMs.set(scope, atMs);
+    return [modelCall(call)];
+  }
+
+  function endAllCalls(atMs: number): AgentEvent[] {
+    return [...pendingCalls.keys()].flatMap((scope) => endCall(scope, atMs));
+  }
 
   function costFromUsage(usage: Usage, usd?: number): AgentEvent {
     const cacheRead = usage.cache_read_input_tokens ?? 0;
@@ -178,6 +219,7 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
       return [{ type: "log", payload: { stream: "system", text: `Claude Code: ${msg.subtype}` } }];
     }
     model = msg.model ?? model;
+    sessionStartMs ??= at().getTime();
     const parts = ["Claude Code session started"];
     if (msg.model) parts.push(`model \`${msg.model}\``);
     if (msg.tools) parts.push(`${msg.tools.length} tools (${msg.tools.join(", ")})`);
@@ -188,9 +230,13 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
   }
 
   function assistant(msg: z.infer<typeof zMessageLine>): AgentEvent[] {
-    const events: AgentEvent[] = [];
     const subagentId = msg.parent_tool_use_id ?? undefined;
     const scope = subagentId ? { subagentId } : {};
+    const atMs = at().getTime();
+    // A new message in this scope ends the one before it: that call's event comes first.
+    const callScope = subagentId ?? "";
+    const messageId = msg.message.id;
+    const events: AgentEvent[] = messageId && pendingCalls.get(callScope)?.id !== messageId ? endCall(callScope, pendingCalls.get(callScope)?.lastAtMs ?? atMs) : [];
     model = msg.message.model ?? model;
     const blocks = typeof msg.message.content === "string" ? [{ type: "text", text: msg.message.content }] : msg.message.content;
     for (const raw of blocks) {
@@ -208,11 +254,10 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
       }
       const use = zToolUseBlock.safeParse(raw);
       if (!use.success) continue; // redacted thinking, images, server tools: not part of the transcript
-      const at = now();
-      toolCalls.set(use.data.id, { startedAtMs: at.getTime() });
+      toolCalls.set(use.data.id, { startedAtMs: atMs });
       events.push({
         type: "tool_call",
-        payload: { id: use.data.id, name: use.data.name, input: use.data.input ?? {}, startedAt: at.toISOString(), ...scope },
+        payload: { id: use.data.id, name: use.data.name, input: use.data.input ?? {}, startedAt: new Date(atMs).toISOString(), ...scope },
       });
       if (subagentTools.has(use.data.name)) {
         const input = (use.data.input ?? {}) as { subagent_type?: unknown; description?: unknown };
@@ -230,8 +275,17 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
         });
       }
     }
+    if (messageId) {
+      const call = pendingCalls.get(callScope);
+      if (call) {
+        call.lastAtMs = atMs;
+        if (msg.message.usage) call.usage = msg.message.usage;
+      } else {
+        const startedAtMs = inputAtMs.get(callScope) ?? (subagentId ? undefined : sessionStartMs) ?? atMs;
+        pendingCalls.set(callScope, { id: messageId, model: msg.message.model ?? model, usage: msg.message.usage ?? {}, startedAtMs, lastAtMs: atMs, ...scope });
+      }
+    }
     // A message's usage repeats on every line of it; count each message once, latest usage wins.
-    const messageId = msg.message.id;
     if (messageId && msg.message.usage) {
       const first = !usageByMessage.has(messageId);
       usageByMessage.set(messageId, msg.message.usage);
@@ -243,13 +297,17 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
   function user(msg: z.infer<typeof zMessageLine>): AgentEvent[] {
     const subagentId = msg.parent_tool_use_id ?? undefined;
     const scope = subagentId ? { subagentId } : {};
+    // A user line (a prompt or tool results) ends the scope's model call and is the next one's input.
+    const atMs = at().getTime();
+    const ended = endCall(subagentId ?? "", atMs);
+    inputAtMs.set(subagentId ?? "", atMs);
     // Inside a subagent, a user message is the prompt its parent handed it, not a person.
     const said = (text: string): AgentEvent =>
       subagentId
         ? { type: "message", payload: { role: "system", text: truncateText(`Prompt from the parent agent to ${subagents.get(subagentId)?.name ?? "the subagent"}:\n\n${text}`), ...scope } }
         : { type: "message", payload: { role: "user", text: truncateText(text) } };
-    if (typeof msg.message.content === "string") return [said(msg.message.content)];
-    const events: AgentEvent[] = [];
+    if (typeof msg.message.content === "string") return [...ended, said(msg.message.content)];
+    const events: AgentEvent[] = [...ended];
     for (const raw of msg.message.content) {
       const text = zTextBlock.safeParse(raw);
       if (text.success) {
@@ -268,13 +326,15 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
           toolCallId,
           output: truncateText(output, maxToolOutputChars),
           isError,
-          ...(call ? { durationMs: Math.max(0, now().getTime() - call.startedAtMs) } : {}),
+          ...(call ? { durationMs: Math.max(0, atMs - call.startedAtMs) } : {}),
           ...scope,
         },
       });
       const sub = subagents.get(toolCallId);
       if (sub) {
         subagents.delete(toolCallId);
+        events.push(...endCall(toolCallId, atMs));
+        inputAtMs.delete(toolCallId);
         events.push({
           type: "subagent_completed",
           payload: { id: toolCallId, ...sub, summary: truncateText(output, maxSubagentSummaryChars), isError },
@@ -291,7 +351,7 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
     const isError = msg.is_error === true || msg.subtype !== "success";
     const errors = (msg.errors ?? []).map((e) => truncateText(e, 1000)).slice(0, 20);
     outcome = { isError, subtype: msg.subtype, errors, ...(msg.result !== undefined ? { text: msg.result } : {}) };
-    const events: AgentEvent[] = [];
+    const events: AgentEvent[] = endAllCalls(at().getTime());
     for (const d of msg.permission_denials ?? []) {
       events.push({ type: "permission_denied", payload: { toolName: d.tool_name, ...(d.tool_use_id ? { toolCallId: d.tool_use_id } : {}), input: d.tool_input ?? {} } });
     }
@@ -328,6 +388,7 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
       const parsed = zClaudeLine.safeParse(value);
       if (!parsed.success) return null;
       const msg = parsed.data;
+      lineAt = undefined;
       switch (msg.type) {
         case "system":
           return system(msg);

@@ -60,7 +60,8 @@ export type PreparedSession = {
   env: Record<string, string>;
 };
 
-const defaultPath = [dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"].join(":");
+/** An agent's PATH unless its adapter names one: this Node's bin folder, then the usual system folders. */
+export const defaultAgentPath = [dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"].join(":");
 const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // After the process exits, wait this long for its output pipes to drain (a
 // daemonised grandchild could hold them open forever).
@@ -104,7 +105,7 @@ async function startCommand(config: CommandAdapterConfig, options: AgentStartOpt
   const [command, ...args] = (prepared?.argv ?? config.argv) as [string, ...string[]];
 
   const env: Record<string, string> = {
-    PATH: config.path ?? defaultPath,
+    PATH: config.path ?? defaultAgentPath,
     HOME: home,
     LANG: config.lang ?? "C.UTF-8",
     ...(prepared?.env ?? options.env),

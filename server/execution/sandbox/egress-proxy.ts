@@ -59,20 +59,23 @@ function localAddresses(): BlockList {
   return list;
 }
 
-export async function startEgressProxy(opts: EgressProxyOptions): Promise<EgressProxy> {
-  const entries = opts.allowedHosts.map(parseEntry);
-  const local = localAddresses();
-  const now = opts.now ?? (() => new Date());
-  const timeoutMs = opts.connectTimeoutMs ?? 10_000;
+export type EgressVerdict = { address: string } | { refused: string };
 
-  /** The address to dial, or the reason the connection is refused. */
-  async function check(rawHost: string, port: number): Promise<{ address: string } | { refused: string }> {
+/**
+ * The proxy's rule as a function: the address to dial for host:port, or why the sandbox refuses
+ * it. Whatever else reaches out on an agent's behalf (the MCP health checks) asks this first.
+ */
+export function egressVerdict(policy: { mode: NetworkMode; allowedHosts: string[] }): (host: string, port: number) => Promise<EgressVerdict> {
+  const entries = policy.allowedHosts.map(parseEntry);
+  const local = localAddresses();
+  return async function check(rawHost: string, port: number): Promise<EgressVerdict> {
+    if (policy.mode === "none") return { refused: "the sandbox has no network" };
     const host = rawHost.replace(/^\[|\]$/g, "").toLowerCase();
     if (!host || !(port > 0 && port < 65536)) return { refused: "not a valid destination" };
     const literalListed = entries.some((e) => e.literal && e.host === host && e.port === port);
     const nameListed = entries.some((e) => !e.literal && hostMatches(e, host) && (e.port === null || e.port === port));
     const ipListed = entries.some((e) => e.literal && e.host === host && (e.port === null || e.port === port));
-    if (opts.mode === "restricted" && !nameListed && !ipListed) return { refused: "not in the allowlist" };
+    if (policy.mode === "restricted" && !nameListed && !ipListed) return { refused: "not in the allowlist" };
     let address: string;
     try {
       address = isIP(host) ? host : (await lookup(host, { verbatim: true })).address;
@@ -82,7 +85,14 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     const family = isIP(address) === 6 ? "ipv6" : "ipv4";
     if (local.check(address, family) && !literalListed) return { refused: `resolves to this machine (${family === "ipv6" ? "IPv6" : "IPv4"} local address)` };
     return { address };
-  }
+  };
+}
+
+export async function startEgressProxy(opts: EgressProxyOptions): Promise<EgressProxy> {
+  const now = opts.now ?? (() => new Date());
+  const timeoutMs = opts.connectTimeoutMs ?? 10_000;
+  /** The address to dial, or the reason the connection is refused. */
+  const check = egressVerdict({ mode: opts.mode, allowedHosts: opts.allowedHosts });
 
   const refuse = (host: string, port: number, reason: string) => opts.onBlocked({ host: host.slice(0, 300), port, at: now().toISOString(), reason });
 

@@ -52,17 +52,20 @@ const skillTool = "Skill";
 const baseTool = (rule: string) => rule.replace(/\(.*$/s, "").trim();
 const isMcpTool = (rule: string) => rule.startsWith("mcp__");
 
-export function claudeCodeLaunchPlan(spec: StackSpec, adapter: ClaudeCodeAdapter, paths: LaunchPaths, grants: Grants): LaunchPlan {
+/** One server's entry in the generated --mcp-config; `${NAME}` refers to a granted variable. */
+export type McpConfigEntry =
+  | { type: "stdio"; command: string; args: string[]; env: Record<string, string> }
+  | { type: "http" | "sse"; url: string; headers: Record<string, string> };
+
+/**
+ * The stack's MCP servers as the generated --mcp-config holds them, the variables they need (by
+ * name, from grants) and what they asked for and do not get. The health checks (mcp-health.ts)
+ * probe exactly these entries.
+ */
+export function mcpServerEntries(spec: StackSpec, grants: Grants): { servers: Record<string, McpConfigEntry>; env: LaunchPlan["env"]; withheld: string[] } {
   const withheld: string[] = [];
   const env: LaunchPlan["env"] = [];
-  if (grants.secrets.has(adapter.apiKeySecret)) env.push({ name: "ANTHROPIC_API_KEY", from: `secret ${adapter.apiKeySecret}` });
-  else withheld.push(`secret ${adapter.apiKeySecret} (the model API key): not granted`);
-  if (adapter.baseUrlConfigMap) {
-    if (grants.configMaps.has(adapter.baseUrlConfigMap)) env.push({ name: "ANTHROPIC_BASE_URL", from: `config map ${adapter.baseUrlConfigMap}` });
-    else withheld.push(`config map ${adapter.baseUrlConfigMap} (the model API base URL): not granted`);
-  }
-
-  const servers: Record<string, unknown> = {};
+  const servers: Record<string, McpConfigEntry> = {};
   for (const server of spec.mcpServers) {
     const refs: Record<string, string> = {};
     for (const [kind, names, granted] of [["secret", server.secrets, grants.secrets], ["config map", server.configMaps, grants.configMaps]] as const) {
@@ -79,7 +82,7 @@ export function claudeCodeLaunchPlan(spec: StackSpec, adapter: ClaudeCodeAdapter
     if (server.target.includes("${")) throw new Error(`MCP server ${server.name}: its target names a variable; a server gets only its granted secrets`);
     if (server.transport === "stdio") {
       const [command, ...args] = server.target.split(/\s+/).filter(Boolean);
-      servers[server.name] = { type: "stdio", command, args, env: refs };
+      servers[server.name] = { type: "stdio", command: command!, args, env: refs };
     } else {
       // A remote server gets its one granted secret as a bearer token; config maps as headers by name.
       const secretRefs = server.secrets.filter((n) => grants.secrets.has(n)).map((n) => refs[envVarName(n)]!);
@@ -89,6 +92,27 @@ export function claudeCodeLaunchPlan(spec: StackSpec, adapter: ClaudeCodeAdapter
       servers[server.name] = { type: server.transport, url: server.target, headers };
     }
   }
+  return { servers, env, withheld };
+}
+
+/**
+ * `leaveOut`: servers that failed a health check the stack lets them fail (not required), by
+ * name with the reason: they are not in the --mcp-config at all, and the plan says why.
+ */
+export function claudeCodeLaunchPlan(spec: StackSpec, adapter: ClaudeCodeAdapter, paths: LaunchPaths, grants: Grants, leaveOut: ReadonlyMap<string, string> = new Map()): LaunchPlan {
+  const withheld: string[] = [];
+  const env: LaunchPlan["env"] = [];
+  if (grants.secrets.has(adapter.apiKeySecret)) env.push({ name: "ANTHROPIC_API_KEY", from: `secret ${adapter.apiKeySecret}` });
+  else withheld.push(`secret ${adapter.apiKeySecret} (the model API key): not granted`);
+  if (adapter.baseUrlConfigMap) {
+    if (grants.configMaps.has(adapter.baseUrlConfigMap)) env.push({ name: "ANTHROPIC_BASE_URL", from: `config map ${adapter.baseUrlConfigMap}` });
+    else withheld.push(`config map ${adapter.baseUrlConfigMap} (the model API base URL): not granted`);
+  }
+  const mcp = mcpServerEntries({ ...spec, mcpServers: spec.mcpServers.filter((s) => !leaveOut.has(s.name)) }, grants);
+  const servers = mcp.servers;
+  for (const e of mcp.env) if (!env.some((x) => x.name === e.name)) env.push(e);
+  withheld.push(...mcp.withheld);
+  for (const [name, reason] of leaveOut) withheld.push(`MCP server ${name}: left out, its health check failed (${reason})`);
 
   // Naming subagents or skills grants the tool that uses them; only the named ones exist.
   const implied = [...(spec.subagents.length > 0 ? [subagentTool] : []), ...(spec.skills.length > 0 ? [skillTool] : [])];
