@@ -7,7 +7,7 @@ import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { FormProvider, useForm, useWatch } from "react-hook-form";
 import { toast } from "sonner";
-import { CheckboxField, SelectField, TextField } from "@/components/forms/fields";
+import { CheckboxField, NumberField, SelectField, TextField } from "@/components/forms/fields";
 import { ConflictPanel, ReadOnlyNote, RefusalBanner } from "@/components/forms/form-status";
 import { StringListField } from "@/components/forms/list-fields";
 import { useConfigForm } from "@/components/forms/use-config-form";
@@ -23,6 +23,7 @@ import { TRIGGER_KINDS } from "@/server/domain/ci-events/schemas";
 import {
   ALLOWED_TASK_KINDS,
   APPLICABLE_KEYS,
+  FLAKY_SCAN_DEFAULTS,
   MATCH_KEY_FIELDS,
   TRIGGER_DEFAULTS,
   emptyTriggerRule,
@@ -32,6 +33,7 @@ import {
   type TriggerRuleInput,
 } from "@/server/domain/triggers/forms/schemas";
 import { DryRunPanel } from "./dry-run-panel";
+import { FlakyScansPanel } from "./flaky-scans-panel";
 
 // A trigger rule as a form (the same zTriggerRuleInput the procedures validate with). Only the
 // match keys the kind can carry are shown; changing the kind clears the others. The dry run
@@ -65,6 +67,9 @@ const toForm = (r: TriggerRuleInput): TriggerRuleFormValues => ({
   step: r.step ?? "",
   branchGlob: r.branchGlob ?? "",
   failureSignature: r.failureSignature ?? "",
+  scanSchedule: r.scanSchedule ?? "",
+  scanWindowHours: r.scanWindowHours,
+  scanThreshold: r.scanThreshold,
 });
 
 export function RuleEditor({ ruleId }: { ruleId: string | null }) {
@@ -119,6 +124,11 @@ function RuleForm({ rule, canEdit, options, stackLabel }: { rule: Rule | null; c
     }
     if (!ALLOWED_TASK_KINDS[k].includes(form.getValues("taskKind"))) form.setValue("taskKind", TRIGGER_DEFAULTS[k].taskKind, { shouldDirty: true });
     if (!rule) form.setValue("action", TRIGGER_DEFAULTS[k].action, { shouldDirty: true });
+    // Only flaky-scan rules scan: they get the defaults, every other kind clears the fields.
+    const scan = k === "flaky_scan" ? FLAKY_SCAN_DEFAULTS : { scanSchedule: "", scanWindowHours: null, scanThreshold: null };
+    for (const [field, value] of Object.entries(scan) as [keyof typeof scan, string | number | null][]) {
+      if (k !== "flaky_scan" || form.getValues(field) === null || form.getValues(field) === "") form.setValue(field, value, { shouldDirty: true });
+    }
   };
 
   const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.triggers.list.queryKey() });
@@ -211,6 +221,19 @@ function RuleForm({ rule, canEdit, options, stackLabel }: { rule: Rule | null; c
               </div>
               {show("paths") && <StringListField name="pathFilters" label="Path filters" hint="Globs on the changed files; start with ! to exclude." itemLabel="Path filter" addLabel="Add path filter" placeholder="src/**" mono />}
             </fieldset>
+            {kind === "flaky_scan" && (
+              <fieldset className="space-y-3">
+                <legend className="text-sm font-semibold">Scan</legend>
+                <p className="text-xs text-zinc-500">
+                  A scan groups the window&apos;s failed jobs by failure signature. A signature with at least the threshold of failures, in two or more CI runs, whose job also passed in the window, is a flaky cluster: it is sent as one flaky-scan trigger, and the same failures found again are dropped as a duplicate.
+                </p>
+                <div className="grid gap-3 sm:grid-cols-3">
+                  <TextField name="scanSchedule" label="Schedule (UTC)" hint="Crontab: minute hour day month weekday. Empty: only Scan now." placeholder="0 2 * * *" mono />
+                  <NumberField name="scanWindowHours" label="Window (hours)" hint="How far back a scan reads (at most 720)." />
+                  <NumberField name="scanThreshold" label="Threshold (failures)" hint="Failures of one signature that make a cluster." />
+                </div>
+              </fieldset>
+            )}
             <div className="grid gap-3 sm:grid-cols-3">
               <SelectField name="taskKind" label="Task kind" options={ALLOWED_TASK_KINDS[kind].map((k) => ({ value: k, label: taskKindLabel[k] ?? k }))} />
               <SelectField
@@ -254,6 +277,7 @@ function RuleForm({ rule, canEdit, options, stackLabel }: { rule: Rule | null; c
             </div>
           )}
         </form>
+        {rule && rule.kind === "flaky_scan" && <FlakyScansPanel ruleId={rule.id} canScan={canEdit.allowed} />}
         <DryRunPanel ruleId={rule?.id ?? null} />
       </FormProvider>
     </div>

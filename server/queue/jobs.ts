@@ -44,6 +44,13 @@ export const jobs = {
    * was recorded: the run awaiting approval settles once nothing is left open. Idempotent.
    */
   "approval.decided": z.object({ runId: z.string().min(1), approvalId: z.string().min(1).optional(), status: z.string().min(1).max(40).optional() }),
+  /**
+   * The minute's flaky-scan tick (the worker's crontab, every minute): queues a flaky.scan for
+   * each rule whose schedule fires. `_cron.ts` is the minute graphile-worker ran it for.
+   */
+  "flaky.tick": z.object({ _cron: z.object({ ts: z.string().min(1).max(40) }).partial().optional() }).passthrough().default({}),
+  /** Scan one flaky-scan rule at one minute (scheduled or "Scan now"), once per rule and minute. */
+  "flaky.scan": z.object({ ruleId: z.string().min(1), at: z.iso.datetime(), requestedBy: z.string().min(1).max(200) }),
   /** Rerun a failed GitHub check that CI triage decided to rerun once (at most once per decision). */
   "triage.rerun": z.object({ triageId: z.string().min(1) }),
 } as const;

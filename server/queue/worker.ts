@@ -110,7 +110,11 @@ export async function startWorker(opts: StartWorkerOptions = {}) {
     events: events as never,
     taskList: createTaskList(ctx),
     // Backstop for the reaper's self-rescheduling chain (crontab text cannot name "attempts.reap").
-    parsedCronItems: parseCronItems([{ task: "attempts.reap", identifier: "attempts-reap", match: "* * * * *", options: { backfillPeriod: 0, maxAttempts: 3 } }]),
+    // flaky.tick reads each flaky-scan rule's own schedule (rules change at runtime; a crontab does not).
+    parsedCronItems: parseCronItems([
+      { task: "attempts.reap", identifier: "attempts-reap", match: "* * * * *", options: { backfillPeriod: 0, maxAttempts: 3 } },
+      { task: "flaky.tick", identifier: "flaky-tick", match: "* * * * *", options: { backfillPeriod: 0, maxAttempts: 3 } },
+    ]),
     logger: new Logger((scope) => (level, message) => {
       if (level === "error" || level === "warning") logEvent("process", { jobName: scope.taskIdentifier }, { process: "worker", source: "graphile-worker" }, message, level === "error" ? "error" : "warn");
     }),

@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { RepoRole } from "@/server/db/generated/enums";
 import { zId } from "@/server/lib/ids";
 
 // Inputs of the API-token settings (no Node imports: the settings form uses them too).
 
-export const zTokenRole = z.enum(["viewer", "maintainer", "admin"]);
+export const zTokenRole = z.enum(RepoRole);
 export const zTokenKind = z.enum(["personal", "service"]);
 
 export const zCreateApiTokenInput = z.object({

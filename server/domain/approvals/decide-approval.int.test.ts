@@ -114,7 +114,7 @@ describe("the approvals gate", () => {
     const m = await createUser();
     const repo = await createPatchRepository([[m, "maintainer"]]);
     const { approvalId, run } = await createPatchApproval({ repo, ttlMs: 1000, now: new Date(Date.now() - 60_000) });
-    await expect(callerFor(m).approvals.approve({ approvalId, ...(await digestOf(approvalId)) })).rejects.toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringMatching(/expired/) });
+    await expect(callerFor(m).approvals.approve({ approvalId, ...(await digestOf(approvalId)) })).rejects.toMatchObject({ code: "PRECONDITION_FAILED", message: expect.stringMatching(/^This approval expired at \d{4}-\d\d-\d\d \d\d:\d\d UTC\.$/) });
     expect((await db().approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("expired");
     await runReactions();
     expect((await db().agentDispatchRun.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("escalated");

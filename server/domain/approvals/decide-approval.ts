@@ -9,6 +9,7 @@ import { fixForwardOnApprovalRejection } from "../fixloop/triggers";
 import { assertPushAllowed } from "./push-protection";
 import { createPendingWriteBack } from "./request-write-back";
 import { lockApprovalRow, transitionApproval } from "./transition";
+import { utcMinute } from "@/server/lib/time";
 
 // The rules of the gate. Each decision runs in one transaction holding the approval's row lock,
 // so two people deciding at once get exactly one outcome and the other is told why:
@@ -75,7 +76,7 @@ async function expireIfDue(tx: Tx, approval: LockedApproval, actor: ApprovalActo
     data: { decidedAt: now, reason: "expired before a decision" },
     audit: { actor: auditActor(actor), action: "approval.expire", repositoryId: approval.run.repositoryId, detail: { expiresAt: approval.expiresAt.toISOString() } },
   });
-  return { refused: new AppError("PRECONDITION_FAILED", `This approval expired at ${approval.expiresAt.toISOString()}.`, { reason: "expired" }) };
+  return { refused: new AppError("PRECONDITION_FAILED", `This approval expired at ${utcMinute(approval.expiresAt)}.`, { reason: "expired" }) };
 }
 
 async function currentHead(tx: Tx, approval: LockedApproval, branchHead?: BranchHead): Promise<string | null> {

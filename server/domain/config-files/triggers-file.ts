@@ -14,11 +14,13 @@ import type { FileChange, PlanEntry } from "./stacks-file";
 // the second time; changes go through the rules service with its permission checks.
 
 const FIELDS = ["kind", "workflow", "job", "step", "branchGlob", "pathFilters", "failureSignature", "taskKind", "action", "alsoFire", "enabled"] as const;
+/** Written only for flaky-scan rules (the others never scan). */
+const SCAN_FIELDS = ["scanSchedule", "scanWindowHours", "scanThreshold"] as const;
 
 /** A rule in a file: the form's fields, with the repository and stack by name; match keys may be left out. */
 const zFileRule = zTriggerRuleFields
   .omit({ repositoryId: true, stackId: true })
-  .partial({ workflow: true, job: true, step: true, branchGlob: true, pathFilters: true, failureSignature: true, alsoFire: true })
+  .partial({ workflow: true, job: true, step: true, branchGlob: true, pathFilters: true, failureSignature: true, alsoFire: true, scanSchedule: true, scanWindowHours: true, scanThreshold: true })
   .extend({ repository: z.string().max(300).nullable().default(null), stack: z.string().max(80) });
 
 export const zTriggersFile = z.object({ triggers: z.array(zFileRule).max(500) });
@@ -35,7 +37,7 @@ export async function exportTriggers(db: Db, actor: ConfigActor) {
     include: { repository: { select: { fullName: true } }, stack: { select: { name: true } } },
   });
   return {
-    triggers: rules.map((r) => ({ name: r.name, repository: r.repository?.fullName ?? null, stack: r.stack.name, ...pick(r, FIELDS) })),
+    triggers: rules.map((r) => ({ name: r.name, repository: r.repository?.fullName ?? null, stack: r.stack.name, ...pick(r, FIELDS), ...(r.kind === "flaky_scan" ? pick(r, SCAN_FIELDS) : {}) })),
   };
 }
 
@@ -54,7 +56,7 @@ export async function applyTriggersFile(opts: { db: Db; actor: ConfigActor; docu
     const stack = stacks.find((s) => s.name === t.stack);
     if (!stack) throw new AppError("UNPROCESSABLE", `triggers[${i}]: no stack named ${t.stack}.`, { reason: "invalid_file" });
     const { repository: _r, stack: _s, ...fields } = t;
-    const parsed = zTriggerRuleInput.safeParse({ workflow: null, job: null, step: null, branchGlob: null, pathFilters: [], failureSignature: null, ...fields, repositoryId: repo?.id ?? null, stackId: stack.id });
+    const parsed = zTriggerRuleInput.safeParse({ workflow: null, job: null, step: null, branchGlob: null, pathFilters: [], failureSignature: null, scanSchedule: null, scanWindowHours: null, scanThreshold: null, ...fields, repositoryId: repo?.id ?? null, stackId: stack.id });
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       throw new AppError("UNPROCESSABLE", `triggers[${i}].${issue.path.join(".")}: ${issue.message}`, { reason: "invalid_file" });
@@ -71,7 +73,7 @@ export async function applyTriggersFile(opts: { db: Db; actor: ConfigActor; docu
   const plan = desired.map((d) => {
     const current = existing.find((r) => r.name === d.values.name && r.repositoryId === d.values.repositoryId);
     if (!current) return { entry: { name: d.label, action: "create", changes: [{ path: "(new rule)", before: null, after: d.label }], version: null } as PlanEntry, ruleId: null };
-    const changes: FileChange[] = FIELDS.filter((f) => show(current[f]) !== show(d.values[f])).map((f) => ({ path: f, before: show(current[f]), after: show(d.values[f]) }));
+    const changes: FileChange[] = [...FIELDS, ...SCAN_FIELDS].filter((f) => show(current[f]) !== show(d.values[f])).map((f) => ({ path: f, before: show(current[f]), after: show(d.values[f]) }));
     if (current.stackId !== d.values.stackId) changes.push({ path: "stack", before: current.stack.name, after: d.stackName });
     return { entry: { name: d.label, action: changes.length > 0 ? "update" : "unchanged", changes, version: current.version } as PlanEntry, ruleId: current.id };
   });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db, Prisma } from "@/server/db";
+import { DeliveryOutcome } from "@/server/db/generated/enums";
 import { repositoryNameOf } from "@/server/domain/ingest/stored-delivery";
 
 // The deliveries page (GitHub's "Recent deliveries", for Airlock): every recorded delivery with
@@ -7,7 +8,7 @@ import { repositoryNameOf } from "@/server/domain/ingest/stored-delivery";
 // An Airlock admin sees all (unregistered repositories included); others see the deliveries of
 // repositories they have a role on.
 
-export const zDeliveryOutcome = z.enum(["received", "processed", "ignored", "duplicate", "rejected", "failed"]);
+export const zDeliveryOutcome = z.enum(DeliveryOutcome);
 
 export const zDeliveryListFilter = z.object({
   outcome: zDeliveryOutcome.optional(),

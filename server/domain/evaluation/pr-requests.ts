@@ -2,14 +2,11 @@
 // the PR's live runs (when the commenter may), and a refused request is noted on the PR's
 // latest live run so whoever watches it sees who asked and why nothing happened.
 import type { Tx } from "@/server/db";
-import type { RunStatus } from "@/server/db/generated/enums";
 import { appendRunEvents } from "@/server/domain/events/append";
 import { cancelRun } from "@/server/domain/runs/cancel";
-import { canCancelRun } from "@/server/domain/runs/lifecycle";
+import { canCancelRun, cancellableRunStatuses } from "@/server/domain/runs/lifecycle";
 import type { PrCommentEvent } from "@/server/domain/ci-events/ci-event";
 import { permissionFor } from "./dispatch";
-
-const CANCELLABLE: RunStatus[] = ["suggested", "queued", "running", "awaiting_approval"];
 
 export type CancelOutcome = { cancelled: number[]; refused: string | null };
 
@@ -31,7 +28,7 @@ export async function applyCancelCommand(opts: {
   }
   if (!opts.pullRequestId) return { cancelled: [], refused: null };
   const runs = await tx.agentDispatchRun.findMany({
-    where: { pullRequestId: opts.pullRequestId, status: { in: CANCELLABLE } },
+    where: { pullRequestId: opts.pullRequestId, status: { in: [...cancellableRunStatuses] } },
     orderBy: { createdAt: "asc" },
     select: { id: true, number: true, status: true },
   });
@@ -53,7 +50,7 @@ export async function applyCancelCommand(opts: {
 /** A refused dispatch is recorded as a drop by the caller; this shows it on the live run. */
 export async function noteOnLatestLiveRun(tx: Tx, pullRequestId: string, reason: string): Promise<void> {
   const run = await tx.agentDispatchRun.findFirst({
-    where: { pullRequestId, status: { in: CANCELLABLE } },
+    where: { pullRequestId, status: { in: [...cancellableRunStatuses] } },
     orderBy: { createdAt: "desc" },
     select: { id: true },
   });

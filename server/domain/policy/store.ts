@@ -8,6 +8,7 @@ import type { PolicyDefinition } from "./model";
 import { reviewPolicy, type PolicyReview } from "./review";
 import { shippedPolicies, type ShippedPolicyKind } from "./shipped";
 import { definePolicy, parsePolicy } from "./validate";
+import { utcMinute } from "@/server/lib/time";
 
 // Policies in PostgreSQL. A Policy row names the current version; PolicyVersion rows are
 // append-only (a definition and its digest), so a decision can always name what it ran and a
@@ -265,7 +266,7 @@ export async function savePolicyVersion(opts: {
       const refused = new AppError(
         "CONFLICT",
         `policy ${opts.kind} is at version ${locked.version}, not ${opts.expectedVersion}: ` +
-          `version ${locked.version} was saved by ${author?.email ?? "the system"} at ${current.createdAt.toISOString()}. ` +
+          `version ${locked.version} was saved by ${author?.email ?? "the system"} at ${utcMinute(current.createdAt)}. ` +
           "Reload to see what changed, then make your edit again.",
         {
           reason: "stale_version",

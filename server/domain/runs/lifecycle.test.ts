@@ -14,6 +14,7 @@ import {
   canRetryRun,
   canTransitionAttempt,
   canTransitionRun,
+  cancellableRunStatuses,
   isActiveAttempt,
   isLiveRun,
   isTerminalAttempt,
@@ -142,6 +143,11 @@ describe("run predicates", () => {
   it("classifies terminal and live statuses", () => {
     expect(runStatuses.filter(isTerminalRun)).toEqual(["succeeded", "failed", "cancelled", "escalated"]);
     expect(runStatuses.filter(isLiveRun)).toEqual(["queued", "running"]);
+  });
+
+  it("lists the cancellable statuses as the table's edges to cancelled, nothing terminal", () => {
+    expect(cancellableRunStatuses).toEqual(["suggested", "queued", "running", "awaiting_approval"]);
+    expect(cancellableRunStatuses.filter(isTerminalRun)).toEqual([]);
   });
 
   it("allows cancel until the run is terminal, and says why not after", () => {

@@ -151,6 +151,9 @@ export function isOpenRun(status: RunStatus): boolean {
   return openRunStatuses.includes(status);
 }
 
+/** Every status a run can be cancelled from, read off the transition table. */
+export const cancellableRunStatuses: readonly RunStatus[] = runStatuses.filter((s) => canTransitionRun(s, "cancelled"));
+
 const describe = (status: string) => status.replaceAll("_", " ");
 
 export function canCancelRun(status: RunStatus): Verdict {

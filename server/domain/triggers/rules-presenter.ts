@@ -2,6 +2,7 @@ import type { Db } from "@/server/db";
 import { repositoryRole, roleAtLeast, visibleRepositoryIds } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
 import { repositoriesWithRole, type ConfigActor } from "../repositories/access";
+import type { ScanGroup } from "./flaky-scan";
 
 // What the triggers pages show: the rules a user can see (their repositories' and the global
 // ones), whether they may change each, and the choices the form offers.
@@ -71,4 +72,20 @@ export async function triggerFormOptions(opts: { db: Db; actor: ConfigActor }) {
     stacks,
     canManageGlobal: opts.actor.isAdmin,
   };
+}
+
+/**
+ * A flaky-scan rule's recent scans, newest first. A rule for every repository scans all of
+ * them: each scan shows only the groups of repositories the viewer has a role on (a failure
+ * signature and its test names are that repository's code).
+ */
+export async function listFlakyScans(opts: { db: Db; actor: ConfigActor; ruleId: string; limit: number }) {
+  const { rule } = await getTriggerRule(opts);
+  const visible = await visibleRepositoryIds(opts.db, asUser(opts.actor));
+  const names = visible === "all" ? null : new Set((await opts.db.repository.findMany({ where: { id: { in: visible } }, select: { fullName: true } })).map((r) => r.fullName));
+  const scans = await opts.db.flakyScan.findMany({ where: { ruleId: rule.id }, orderBy: { at: "desc" }, take: opts.limit });
+  return scans.map((s) => {
+    const groups = (s.groups as ScanGroup[]).filter((g) => names === null || names.has(g.repository));
+    return { id: s.id, at: s.at, windowFrom: s.windowFrom, requestedBy: s.requestedBy, groups };
+  });
 }

@@ -1,4 +1,5 @@
-import type { Db, TriggerRule as TriggerRuleRow } from "@/server/db";
+import { transaction, type Db, type TriggerRule as TriggerRuleRow } from "@/server/db";
+import { enqueue } from "@/server/queue/enqueue";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
 import { auditActorOf, requireAdmin, requireRepositoryRoleOf, type ConfigActor } from "../repositories/access";
@@ -6,6 +7,7 @@ import { fieldError, parseInput } from "../repositories/input";
 import { refusableTransaction, type Refuse } from "../repositories/refusable";
 import { changedFields, staleVersionError } from "../repositories/versioned";
 import { zTriggerRuleInput, zUpdateTriggerRuleInput, type TriggerRuleInput } from "./forms/schemas";
+import { floorToMinute, parseScanSchedule } from "./flaky-scan";
 import { validateTriggerRule } from "./trigger-rule";
 
 // Creating, changing and deleting trigger rules. A rule of one repository is its maintainers' to
@@ -27,6 +29,9 @@ export const RULE_FIELDS = [
   "taskKind",
   "action",
   "alsoFire",
+  "scanSchedule",
+  "scanWindowHours",
+  "scanThreshold",
   "enabled",
 ] as const satisfies readonly (keyof TriggerRuleInput & keyof TriggerRuleRow)[];
 
@@ -47,6 +52,10 @@ async function checkStack(db: Db, stackId: string, refuse: Refuse, allowArchived
 
 function checkProblems(values: TriggerRuleInput, id: string, refuse: Refuse) {
   const problems = validateTriggerRule({ ...values, id });
+  if (values.scanSchedule !== null) {
+    const parsed = parseScanSchedule(values.scanSchedule);
+    if (typeof parsed === "string") refuse(fieldError("UNPROCESSABLE", "scanSchedule", `Not a schedule the worker can run: ${parsed}`, "invalid_schedule"));
+  }
   if (problems.length > 0) {
     refuse(new AppError("UNPROCESSABLE", problems.join("; "), { reason: "invalid_trigger_rule", details: { problems } }));
   }
@@ -134,5 +143,24 @@ export async function deleteTriggerRule(opts: { db: Db; actor: ConfigActor; rule
       detail: { version: row.version, name: row.name, kind: row.kind },
     });
     return { id: row.id };
+  });
+}
+
+/**
+ * "Scan now" on a flaky-scan rule: queues its scan at this minute, with the same rights as
+ * changing the rule (a twice-clicked button is one scan: the job key and the scan row are per
+ * rule and minute). Audited with who asked.
+ */
+export async function requestFlakyScan(opts: { db: Db; actor: ConfigActor; ruleId: string; now?: Date }) {
+  const rule = await opts.db.triggerRule.findUnique({ where: { id: opts.ruleId }, select: { id: true, name: true, kind: true, repositoryId: true, enabled: true } });
+  if (!rule) throw new AppError("NOT_FOUND", "No such trigger rule.", { reason: "no_such_rule" });
+  await requireRuleScope(opts.db, opts.actor, rule.repositoryId, "scan with this rule");
+  if (rule.kind !== "flaky_scan") throw new AppError("UNPROCESSABLE", `${rule.name} is a ${rule.kind} rule: only flaky-scan rules scan.`, { reason: "not_a_flaky_scan_rule" });
+  if (!rule.enabled) throw new AppError("PRECONDITION_FAILED", `${rule.name} is disabled: enable it to scan.`, { reason: "rule_disabled" });
+  const at = floorToMinute(opts.now ?? new Date()).toISOString();
+  return transaction(opts.db, "requestFlakyScan", async (tx) => {
+    await enqueue(tx, "flaky.scan", { ruleId: rule.id, at, requestedBy: opts.actor.email }, { jobKey: `flaky.scan:${rule.id}:${at}`, maxAttempts: 3 });
+    await recordAudit(tx, { actor: auditActorOf(opts.actor), action: "trigger_rule.scan", objectType: "TriggerRule", objectId: rule.id, repositoryId: rule.repositoryId, detail: { at } });
+    return { ruleId: rule.id, at };
   });
 }

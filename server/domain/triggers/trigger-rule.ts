@@ -23,6 +23,10 @@ export const zTriggerRule = z.object({
   action: zTriggerAction,
   /** Fire even when a more specific rule matches the same subject (precedence.ts); default false. */
   alsoFire: z.boolean().optional(),
+  /** Flaky-scan rules only (flaky-scan.ts): schedule (crontab, UTC), window and threshold. */
+  scanSchedule: z.string().nullable().optional(),
+  scanWindowHours: z.number().int().nullable().optional(),
+  scanThreshold: z.number().int().nullable().optional(),
   enabled: z.boolean(),
   version: z.number().int().positive().optional(),
 });

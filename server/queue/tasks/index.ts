@@ -8,6 +8,7 @@ import { evaluateDeliveryTask } from "./evaluate-delivery";
 import { executeWriteBackTask } from "./execute-write-back";
 import { escalateFixLoopTask, launchFixRunTask, reviewAgainTask } from "./fix-loop";
 import { deliverNotificationTask } from "./deliver-notification";
+import { flakyScanTask, flakyTickTask } from "./flaky-scan";
 import { reapAttemptsTask } from "./reap-attempts";
 import { approvalDecidedTask, runEndedTask } from "./reactions";
 import { runCheckTask } from "./run-check";
@@ -29,6 +30,8 @@ export function createTaskList(ctx: WorkerContext): TaskList {
     "fixloop.review": (payload) => reviewAgainTask(payload, ctx),
     "notification.deliver": (payload) => deliverNotificationTask(payload, ctx),
     "triage.rerun": (payload) => triageRerunTask(payload, ctx),
+    "flaky.tick": (payload) => flakyTickTask(payload, ctx),
+    "flaky.scan": (payload) => flakyScanTask(payload, ctx),
     "run.ended": (payload) => runEndedTask(payload, ctx),
     "approval.decided": (payload) => approvalDecidedTask(payload, ctx),
   };

@@ -1,7 +1,8 @@
+import { z } from "zod";
 import { dryRunTriggerRule } from "@/server/domain/evaluation/dry-run";
 import { zDryRunInput, zRuleIdInput, zRuleRefInput, zTriggerRuleInput, zUpdateTriggerRuleInput } from "@/server/domain/triggers/forms/schemas";
-import { getTriggerRule, listTriggerRules, triggerFormOptions } from "@/server/domain/triggers/rules-presenter";
-import { createTriggerRule, deleteTriggerRule, updateTriggerRule } from "@/server/domain/triggers/rules-service";
+import { getTriggerRule, listFlakyScans, listTriggerRules, triggerFormOptions } from "@/server/domain/triggers/rules-presenter";
+import { createTriggerRule, deleteTriggerRule, requestFlakyScan, updateTriggerRule } from "@/server/domain/triggers/rules-service";
 import { memberProcedure, router } from "../init";
 
 // Trigger rules: a repository's maintainers change its rules, an Airlock admin the rules for
@@ -22,6 +23,17 @@ export const triggersRouter = router({
   delete: memberProcedure
     .input(zRuleRefInput)
     .mutation(({ ctx, input }) => deleteTriggerRule({ db: ctx.db, actor: ctx.user, ruleId: input.ruleId, expectedVersion: input.expectedVersion })),
+
+  /** A flaky-scan rule's recent scans (groups of repositories the viewer can see). */
+  scans: memberProcedure
+    .input(zRuleIdInput.extend({ limit: z.int().min(1).max(50).default(10) }))
+    .query(({ ctx, input }) => listFlakyScans({ db: ctx.db, actor: ctx.user, ruleId: input.ruleId, limit: input.limit })),
+
+  /** "Scan now": queues the rule's scan at this minute (once per minute). */
+  scanNow: memberProcedure
+    .input(zRuleIdInput)
+    .output(z.object({ ruleId: z.string(), at: z.string() }))
+    .mutation(({ ctx, input }) => requestFlakyScan({ db: ctx.db, actor: ctx.user, ruleId: input.ruleId })),
 
   /** Changes nothing; a mutation because the unsaved rule travels in the body. */
   dryRun: memberProcedure.input(zDryRunInput).mutation(({ ctx, input }) => dryRunTriggerRule({ db: ctx.db, actor: ctx.user, input })),

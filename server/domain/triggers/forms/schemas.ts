@@ -16,6 +16,19 @@ const zOptionalKey = z
   .nullable()
   .transform((v) => (v === null || v === "" ? null : v));
 
+/** A number field left empty (the form's NaN, "", null, or absent) is null: "not set". */
+const zOptionalInt = (min: number, max: number, unit: string) =>
+  z.preprocess(
+    (v) => (v === "" || v === undefined || (typeof v === "number" && Number.isNaN(v)) ? null : v),
+    z.int(`Whole ${unit}`).min(min, `At least ${min} ${unit}`).max(max, `At most ${max} ${unit}`).nullable(),
+  ).default(null);
+
+/** A crontab line's five fields (minute hour day month weekday); the service parses it fully. */
+export const CRON_SHAPE = /^\S+(\s+\S+){4}$/;
+
+/** What a new flaky-scan rule scans: nightly at 02:00 UTC, the last 3 days, 3 failures or more. */
+export const FLAKY_SCAN_DEFAULTS = { scanSchedule: "0 2 * * *", scanWindowHours: 72, scanThreshold: 3 } as const;
+
 /** The form field each match key lives in. */
 export const MATCH_KEY_FIELDS = {
   repository: "repositoryId",
@@ -46,6 +59,12 @@ export const zTriggerRuleFields = z.object({
   action: zTriggerAction,
   /** Fire alongside a more specific rule that matches the same failure (else the most specific wins). */
   alsoFire: z.boolean().default(false),
+  /** Flaky-scan rules: a crontab line in UTC ("0 2 * * *"); empty: only "Scan now". */
+  scanSchedule: z.preprocess((v) => (typeof v === "string" ? v.trim() || null : (v ?? null)), z.string().max(100, "At most 100 characters").nullable()).default(null),
+  /** Flaky-scan rules: how many hours back a scan reads (at most 30 days). */
+  scanWindowHours: zOptionalInt(1, 720, "hours"),
+  /** Flaky-scan rules: failures of one signature that make a cluster. */
+  scanThreshold: zOptionalInt(2, 1000, "failures"),
   enabled: z.boolean(),
 });
 
@@ -80,6 +99,17 @@ function checkRule(rule: RuleFields, ctx: z.RefinementCtx) {
   rule.pathFilters.forEach((p, i) => {
     if (p === "!") ctx.addIssue({ code: "custom", path: ["pathFilters", i], message: "A negated pattern needs a path" });
   });
+  if (rule.kind === "flaky_scan") {
+    if (rule.scanWindowHours === null) ctx.addIssue({ code: "custom", path: ["scanWindowHours"], message: "How far back a scan reads, in hours" });
+    if (rule.scanThreshold === null) ctx.addIssue({ code: "custom", path: ["scanThreshold"], message: "How many failures of one signature make a cluster" });
+    if (rule.scanSchedule !== null && !CRON_SHAPE.test(rule.scanSchedule)) {
+      ctx.addIssue({ code: "custom", path: ["scanSchedule"], message: "Five fields: minute hour day month weekday, e.g. 0 2 * * *" });
+    }
+  } else {
+    for (const field of ["scanSchedule", "scanWindowHours", "scanThreshold"] as const) {
+      if (rule[field] !== null) ctx.addIssue({ code: "custom", path: [field], message: "Only flaky-scan rules scan: clear it" });
+    }
+  }
 }
 
 export const zTriggerRuleInput = zTriggerRuleFields.superRefine(checkRule);
@@ -114,6 +144,7 @@ export function emptyTriggerRule(kind: RuleFields["kind"] = "failed_check"): Tri
     taskKind: TRIGGER_DEFAULTS[kind].taskKind,
     action: TRIGGER_DEFAULTS[kind].action,
     alsoFire: false,
+    ...(kind === "flaky_scan" ? FLAKY_SCAN_DEFAULTS : { scanSchedule: "", scanWindowHours: null, scanThreshold: null }),
     enabled: true,
   };
 }
