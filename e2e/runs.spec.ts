@@ -96,14 +96,15 @@ test.describe("signing in and browsing runs", () => {
       await expect(page).toHaveURL(/q=no\+run/);
       await expect(page.getByText("No runs match these filters.")).toBeVisible();
 
-      // A suggestion of our own (a diagnosis): dispatch it; turning it into a repair has no action yet.
+      // A suggestion of our own (a diagnosis): dispatch it; with no repair stack configured for the
+      // repository (no manual trigger rule for repair), "Attempt repair" says so.
       const suggestion = `Suggested e2e ${Date.now()}`;
       await createRun(db, { repositoryId, title: suggestion, status: "suggested" });
       await page.goto("/runs");
       const item = page.getByTestId("suggestions").getByRole("listitem").filter({ hasText: suggestion });
-      await expect(item.getByRole("button", { name: "Attempt repair" })).toHaveAccessibleDescription(/Not available yet/);
+      await expect(item.getByRole("button", { name: "Attempt repair" })).toHaveAccessibleDescription(/No repair stack: this repository has no enabled manual trigger rule for repair tasks/);
       await item.getByRole("button", { name: "Diagnose with agent" }).click();
-      await expect(page.getByText("Dispatched: the first attempt is queued")).toBeVisible();
+      await expect(page.getByText("Dispatched as a diagnose run: the first attempt is queued")).toBeVisible();
       await expect(item).toHaveCount(0);
       await page.getByLabel("Search runs by title or source").fill(suggestion);
       await expect(page.getByTestId("runs-table").getByRole("row").filter({ hasText: suggestion }).locator("[data-status]")).toHaveAttribute("data-status", "queued");

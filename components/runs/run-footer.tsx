@@ -11,6 +11,7 @@ import { Card } from "@/components/ui/card";
 import { Dialog } from "@/components/ui/dialog";
 import { ApprovalActions } from "@/components/approvals/approval-actions";
 import { AttachContextDialog } from "./attach-context-dialog";
+import { ForkDialog } from "./fork-dialog";
 import type { RunDetailView } from "./types";
 
 // The composer and the run's controls. Each control is enabled only when the
@@ -24,6 +25,7 @@ export function RunFooter({ run }: { run: RunDetailView }) {
   const [reason, setReason] = useState("");
   const [prompt, setPrompt] = useState("");
   const [attaching, setAttaching] = useState(false);
+  const [forking, setForking] = useState(false);
   const c = run.controls;
   // The footer decides the oldest pending approval; each one has its own controls in the right pane.
   const pendingApproval = run.approvals.find((a) => a.status === "pending");
@@ -55,8 +57,7 @@ export function RunFooter({ run }: { run: RunDetailView }) {
     router.push(`/runs/${res.runId}`);
   };
   const resume = useMutation(trpc.runs.resume.mutationOptions({ onSuccess: openChild("Resumed"), onError }));
-  const fork = useMutation(trpc.runs.fork.mutationOptions({ onSuccess: openChild("Forked"), onError }));
-  const busy = retry.isPending || dispatch.isPending || resume.isPending || fork.isPending;
+  const busy = retry.isPending || dispatch.isPending || resume.isPending;
   const cancel = useMutation(
     trpc.runs.cancel.mutationOptions({
       onSuccess: async (res) => {
@@ -127,12 +128,13 @@ export function RunFooter({ run }: { run: RunDetailView }) {
           <ActionButton size="sm" disabledReason={c.resume.reason ?? (busy ? "Working…" : null)} detail={c.resume.detail} onClick={() => resume.mutate({ runId: run.id })}>
             Resume
           </ActionButton>
-          <ActionButton size="sm" disabledReason={c.fork.reason ?? (busy ? "Working…" : null)} detail={c.fork.detail} onClick={() => fork.mutate({ runId: run.id })}>
+          <ActionButton size="sm" disabledReason={c.fork.reason ?? (busy ? "Working…" : null)} detail={c.fork.detail} onClick={() => setForking(true)}>
             Fork
           </ActionButton>
         </div>
       </div>
       <AttachContextDialog runId={run.id} open={attaching} onClose={() => setAttaching(false)} />
+      <ForkDialog run={{ id: run.id, number: run.number, prompt: run.prompt, stackId: run.stackId, stackName: run.stack.name }} open={forking} onClose={() => setForking(false)} />
       <Dialog open={confirming} onClose={() => setConfirming(false)} title={`Cancel run #${run.number}?`}>
         <form
           onSubmit={(e) => {

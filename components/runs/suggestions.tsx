@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { toast } from "sonner";
 import { useTRPC } from "@/components/providers/trpc";
@@ -10,21 +10,21 @@ import { RelativeTime } from "@/components/ui/time";
 import { suggestionsInput, type RunFilters } from "./filters";
 
 // Suggestions a failed check created (runs in `suggested`): a person decides
-// whether an agent runs. Dispatching queues the suggestion as it was suggested
-// (runs.dispatch, maintainers only); turning a diagnosis into a repair (or back)
-// has no mutation, so that action says so.
+// whether an agent runs (runs.dispatch, maintainers only). "Diagnose with agent" and
+// "Attempt repair" dispatch it as that task: as it was suggested when the kinds agree,
+// otherwise with the repository's stack for the task (its manual trigger rule); with no
+// such stack, the button says why.
 
-const repairKinds = new Set(["repair"]);
+type ButtonTask = "diagnose" | "repair";
 
 export function Suggestions({ filters }: { filters: RunFilters }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const suggestions = useQuery(trpc.runs.list.queryOptions(suggestionsInput(filters)));
-  const repos = useQuery(trpc.repositories.mine.queryOptions());
   const dispatch = useMutation(
     trpc.runs.dispatch.mutationOptions({
-      onSuccess: async () => {
-        toast.success("Dispatched: the first attempt is queued");
+      onSuccess: async (res) => {
+        toast.success(`Dispatched as a ${res.taskKind.replace("_", " ")} run: the first attempt is queued`);
         await Promise.all([
           queryClient.invalidateQueries({ queryKey: trpc.runs.list.queryKey() }),
           queryClient.invalidateQueries({ queryKey: trpc.runs.list.infiniteQueryKey() }),
@@ -35,8 +35,27 @@ export function Suggestions({ filters }: { filters: RunFilters }) {
     }),
   );
   const items = suggestions.data?.items ?? [];
+  const repositoryIds = [...new Set(items.map((s) => s.repository.id))];
+  const options = useQueries({ queries: repositoryIds.map((repositoryId) => trpc.runs.dispatchOptions.queryOptions({ repositoryId })) });
   if (items.length === 0) return null;
-  const roleOn = (repositoryId: string) => repos.data?.find((r) => r.id === repositoryId)?.role ?? "viewer";
+  const optionsOf = (repositoryId: string) => options[repositoryIds.indexOf(repositoryId)]?.data;
+  /** Why this button cannot dispatch the suggestion as `task`, or null. */
+  const refusalFor = (s: (typeof items)[number], task: ButtonTask): string | null => {
+    const o = optionsOf(s.repository.id);
+    if (!o) return "Loading…";
+    if (o.refusal) return o.refusal;
+    if (s.taskKind !== task) {
+      const stack = o.taskStacks.find((t) => t.taskKind === task);
+      if (!stack || stack.reason !== null) return stack?.reason ?? `No ${task} stack`;
+    }
+    return dispatch.isPending && dispatch.variables?.runId === s.id ? "Dispatching…" : null;
+  };
+  /** What the button will run, for its title: the suggestion's own stack, or the task's. */
+  const stackFor = (s: (typeof items)[number], task: ButtonTask): string | undefined => {
+    if (s.taskKind === task) return undefined;
+    const stack = optionsOf(s.repository.id)?.taskStacks.find((t) => t.taskKind === task)?.stack;
+    return stack ? `Runs as a ${task} task with stack ${stack.name}` : undefined;
+  };
   return (
     <Card as="section" tone="info" padding="sm" aria-labelledby="suggestions-heading">
       <h2 id="suggestions-heading" className="mb-2 text-sm font-semibold">
@@ -44,11 +63,6 @@ export function Suggestions({ filters }: { filters: RunFilters }) {
       </h2>
       <ul className="divide-y divide-sky-100 dark:divide-sky-900/60" data-testid="suggestions">
         {items.map((s) => {
-          const role = roleOn(s.repository.id);
-          const roleReason = role === "viewer" ? "This needs the maintainer role on the repository; you are viewer" : null;
-          const isRepair = repairKinds.has(s.taskKind);
-          const otherKind = `Not available yet: this suggestion is a ${s.taskKind.replace("_", " ")} run, and changing its task has no action yet`;
-          const busy = dispatch.isPending && dispatch.variables?.runId === s.id ? "Dispatching…" : null;
           return (
             <li key={s.id} className="flex flex-wrap items-center gap-3 py-2 text-sm">
               <div className="min-w-0 flex-1">
@@ -61,10 +75,10 @@ export function Suggestions({ filters }: { filters: RunFilters }) {
                   {s.pullRequest && ` · PR #${s.pullRequest.number}`} · <RelativeTime date={s.createdAt} />
                 </div>
               </div>
-              <ActionButton size="sm" disabledReason={isRepair ? otherKind : (roleReason ?? busy)} onClick={() => dispatch.mutate({ runId: s.id })}>
+              <ActionButton size="sm" title={stackFor(s, "diagnose")} disabledReason={refusalFor(s, "diagnose")} onClick={() => dispatch.mutate({ runId: s.id, taskKind: "diagnose" })}>
                 Diagnose with agent
               </ActionButton>
-              <ActionButton size="sm" disabledReason={isRepair ? (roleReason ?? busy) : otherKind} onClick={() => dispatch.mutate({ runId: s.id })}>
+              <ActionButton size="sm" title={stackFor(s, "repair")} disabledReason={refusalFor(s, "repair")} onClick={() => dispatch.mutate({ runId: s.id, taskKind: "repair" })}>
                 Attempt repair
               </ActionButton>
             </li>

@@ -1,10 +1,10 @@
-import type { Db, Prisma } from "@/server/db";
+import type { Db } from "@/server/db";
 import { transaction } from "@/server/db";
 import { AppError, isAppError } from "@/server/errors";
 import { zContextBundle } from "../context/context-bundle";
 import { renderPrompt } from "../context/prompt";
 import { recordAudit, type AuditActor } from "../audit";
-import { stackSnapshot, zStackSpec } from "../stacks/spec";
+import { currentStackVersion } from "../stacks/current-version";
 import { contentDigest, digestOf } from "@/server/lib/digest";
 import { childBundle, createChildRun, parentSelect } from "./child-run";
 import { canForkRun } from "./lifecycle";
@@ -15,35 +15,26 @@ import { canForkRun } from "./lifecycle";
 
 export async function forkRun(opts: { db: Db; actor: AuditActor; runId: string; prompt?: string; stackId?: string; now?: Date }) {
   const now = opts.now ?? new Date();
-  const edited = opts.prompt?.trim() ? opts.prompt : undefined;
-  if (!edited && !opts.stackId) throw new AppError("BAD_REQUEST", "A fork needs an edited prompt or another stack.", { reason: "nothing_to_fork" });
+  const nothing = () => new AppError("BAD_REQUEST", "A fork needs an edited prompt or another stack.", { reason: "nothing_to_fork" });
+  if (!opts.prompt?.trim() && !opts.stackId) throw nothing();
   return transaction(opts.db, "forkRun", async (tx) => {
     const parent = await tx.agentDispatchRun.findUnique({ where: { id: opts.runId }, select: parentSelect });
     if (!parent) throw new AppError("NOT_FOUND", "No such run.");
+    // The prompt the dialog sends back unchanged is no edit; the run's own stack is no other stack.
+    const edited = opts.prompt?.trim() && opts.prompt !== parent.prompt ? opts.prompt : undefined;
+    const otherStack = opts.stackId && opts.stackId !== parent.stackId ? opts.stackId : undefined;
+    if (!edited && !otherStack) throw nothing();
     const verdict = canForkRun(parent.status);
     if (!verdict.ok) throw new AppError("CONFLICT", verdict.reason, { reason: "cannot_fork" });
 
-    let stack: { id: string; version: number; snapshot: Prisma.JsonValue; digest: string; template: string } | undefined;
-    if (opts.stackId) {
-      const row = await tx.agentStack.findUnique({
-        where: { id: opts.stackId },
-        select: { id: true, name: true, archivedAt: true, versions: { orderBy: { version: "desc" }, take: 1 } },
-      });
-      const version = row?.versions[0];
-      if (!row || !version) throw new AppError("NOT_FOUND", "No such stack.", { reason: "no_such_stack" });
-      if (row.archivedAt) throw new AppError("CONFLICT", `Stack ${row.name} is archived.`, { reason: "stack_archived" });
-      const spec = zStackSpec.safeParse(version.spec);
-      if (!spec.success) throw new AppError("UNPROCESSABLE", `Stack ${row.name} v${version.version} is not a valid stack definition.`, { reason: "invalid_stack" });
-      const snap = stackSnapshot({ id: row.id, name: row.name, version: version.version, spec: spec.data });
-      stack = { id: row.id, version: version.version, snapshot: snap.snapshot as Prisma.JsonValue, digest: snap.digest, template: spec.data.promptTemplate };
-    }
+    const stack = otherStack ? await currentStackVersion(tx, otherStack) : undefined;
 
     let prompt = edited;
     if (!prompt && stack) {
       const bundle = zContextBundle.safeParse(childBundle(parent, "fork"));
       if (!bundle.success) throw new AppError("UNPROCESSABLE", "The run's context bundle cannot render another stack's prompt; edit the prompt instead.", { reason: "bundle_unrenderable" });
       try {
-        prompt = renderPrompt(stack.template, bundle.data, digestOf(bundle.data)).prompt;
+        prompt = renderPrompt(stack.spec.promptTemplate, bundle.data, digestOf(bundle.data)).prompt;
       } catch (err) {
         if (isAppError(err)) throw new AppError("UNPROCESSABLE", `The stack's prompt template: ${err.message}`, { reason: "invalid_prompt_template" });
         throw err;

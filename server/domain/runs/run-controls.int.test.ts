@@ -24,7 +24,7 @@ describe("runs.dispatch", () => {
   it("queues a suggestion with its first attempt, an audit entry and a dispatch job; viewers are refused", async () => {
     const { run, caller, viewer, maintainer } = await setup();
     await expect(callerFor(viewer).runs.dispatch({ runId: run.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    expect(await caller.runs.dispatch({ runId: run.id })).toEqual({ runId: run.id, status: "queued", attemptNumber: 1 });
+    expect(await caller.runs.dispatch({ runId: run.id })).toEqual({ runId: run.id, status: "queued", attemptNumber: 1, taskKind: "repair" });
     const after = await db().agentDispatchRun.findUniqueOrThrow({ where: { id: run.id }, include: { attempts: true, events: { orderBy: { seq: "asc" } } } });
     expect(after.status).toBe("queued");
     expect(after.attempts).toMatchObject([{ number: 1, status: "queued", fencingToken: 1 }]);

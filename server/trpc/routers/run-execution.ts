@@ -3,7 +3,9 @@ import { dispatchRun } from "@/server/domain/runs/dispatch";
 import { forkRun } from "@/server/domain/runs/fork";
 import { resumeRun } from "@/server/domain/runs/resume";
 import { retryRun } from "@/server/domain/runs/retry";
-import { runProcedure } from "../init";
+import { zTaskKind } from "@/server/domain/ci-events/enums";
+import { dispatchOptions } from "@/server/domain/runs/dispatch-options";
+import { repositoryProcedure, runProcedure } from "../init";
 
 // The runs router's execution controls (dispatch, retry, resume, fork), kept in their own file
 // and spread into runsRouter so the run-view procedures and these evolve without colliding.
@@ -11,13 +13,21 @@ import { runProcedure } from "../init";
 
 const actorOf = (user: { id: string; email: string }) => ({ userId: user.id, label: user.email });
 const zQueued = z.object({ runId: z.string(), status: z.literal("queued"), attemptNumber: z.number().int() });
+const zDispatched = zQueued.extend({ taskKind: zTaskKind });
 const zChild = z.object({ runId: z.string(), number: z.number().int(), parentRunId: z.string() });
 
 export const runExecutionProcedures = {
-  /** "Diagnose with agent" / "Attempt repair": a suggested run is queued. */
+  /**
+   * "Diagnose with agent" / "Attempt repair": a suggested run is queued; with `taskKind`, as a
+   * run of that task with the repository's stack for it.
+   */
   dispatch: runProcedure("maintainer")
-    .output(zQueued)
-    .mutation(({ ctx, input }) => dispatchRun({ db: ctx.db, actor: actorOf(ctx.user), runId: input.runId, now: ctx.now() })),
+    .input(z.object({ taskKind: zTaskKind.optional() }))
+    .output(zDispatched)
+    .mutation(({ ctx, input }) => dispatchRun({ db: ctx.db, actor: actorOf(ctx.user), runId: input.runId, taskKind: input.taskKind, now: ctx.now() })),
+
+  /** What a person may dispatch on a repository: its stacks per task kind, the stacks, and why not. */
+  dispatchOptions: repositoryProcedure("viewer").query(({ ctx }) => dispatchOptions({ db: ctx.db, repositoryId: ctx.repositoryId, role: ctx.role })),
 
   /** A new attempt of a failed, cancelled or escalated run, within the stack's retry bound. */
   retry: runProcedure("maintainer")
