@@ -43,6 +43,12 @@ export const changeGatePolicy = definePolicy({
     },
     { name: "is_diagnosis_comment", type: "boolean", description: "The write-back is a comment carrying the run's diagnosis." },
     { name: "bot_comments_allowed", type: "boolean", description: "The repository lets the bot post comments without approval." },
+    // privileged_capability: what the attempt would launch with, so a repository admin's narrower
+    // exception is a rule over these facts (e.g. open network for one repository), stored with its proof.
+    { name: "repository", type: "string", description: "The repository (owner/name) the write-back or attempt is for." },
+    { name: "grants_privileged_secret", type: "boolean", description: "The attempt would receive a privileged secret." },
+    { name: "grants_privileged_mcp_server", type: "boolean", description: "The attempt would run a privileged MCP server." },
+    { name: "grants_open_network", type: "boolean", description: "The attempt would run with open network." },
     { name: "approval_required", type: "boolean", rulesOnly: true, description: "Whether a person must approve." },
   ],
   rules: [
