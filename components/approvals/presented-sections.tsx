@@ -2,22 +2,15 @@ import { ArtifactBody } from "@/components/runs/artifact-view";
 import { Card } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import type { Presented } from "@/server/domain/approvals/schemas";
+import { Field, list } from "./fields";
 import { LabelChangeView } from "./label-change";
+import { PrivilegedLaunchView } from "./privileged-launch";
 import { targetParts, type TargetRow } from "./target";
 
 // The read-only part of the approval screen: what the request froze for its approver (the
 // artifact as what it is, the agent, its grants and context), parsed with zPresented first.
 
-export function Field({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div>
-      <dt className="text-xs font-medium text-zinc-600 dark:text-zinc-400">{label}</dt>
-      <dd className="text-sm break-words">{children}</dd>
-    </div>
-  );
-}
-
-export const list = (xs: readonly string[]) => (xs.length ? xs.join(", ") : "none");
+export { Field, list };
 
 const adapterLabel: Record<string, string> = {
   scripted: "scripted demo agent (replays a recorded session, no model)",
@@ -48,7 +41,9 @@ type ApprovalForSections = {
 export function PresentedSections({ approval: a, presented: p }: { approval: ApprovalForSections; presented: Presented }) {
   return (
     <>
-      {a.action === "set_labels" ? (
+      {p.launch ? (
+        <PrivilegedLaunchView launch={p.launch} />
+      ) : a.action === "set_labels" ? (
         <section aria-label="Label change" className="space-y-2">
           <h2 className="font-medium">Label change</h2>
           <LabelChangeView presented={a.presented} fallbackPrNumber={a.targetPrNumber} />
