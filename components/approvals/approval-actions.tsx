@@ -26,8 +26,9 @@ export function ApprovalActions(props: {
   const refresh = () => qc.invalidateQueries();
   const approve = useMutation(
     trpc.approvals.approve.mutationOptions({
-      onSuccess: async () => {
-        toast.success("Approved: the write-back is executing");
+      onSuccess: async (result) => {
+        // A privileged launch has no write-back: the run is dispatched with exactly what was approved.
+        toast.success(result.writeBackId ? "Approved: the write-back is executing" : "Approved: the attempt is launching with exactly what you reviewed");
         await refresh();
       },
       onError: async (err) => {

@@ -2,23 +2,16 @@ import { ArtifactBody } from "@/components/runs/artifact-view";
 import { Card } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import type { Presented } from "@/server/domain/approvals/schemas";
+import { Field, list } from "./fields";
 import { LabelChangeView } from "./label-change";
 import { PostedWords, postsWords } from "./posted-words";
+import { PrivilegedLaunchView } from "./privileged-launch";
 import { targetParts, type TargetRow } from "./target";
 
 // The read-only part of the approval screen: what the request froze for its approver (the
 // artifact as what it is, the agent, its grants and context), parsed with zPresented first.
 
-export function Field({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div>
-      <dt className="text-xs font-medium text-zinc-600 dark:text-zinc-400">{label}</dt>
-      <dd className="text-sm break-words">{children}</dd>
-    </div>
-  );
-}
-
-export const list = (xs: readonly string[]) => (xs.length ? xs.join(", ") : "none");
+export { Field, list };
 
 const adapterLabel: Record<string, string> = {
   scripted: "scripted demo agent (replays a recorded session, no model)",
@@ -49,7 +42,9 @@ type ApprovalForSections = {
 export function PresentedSections({ approval: a, presented: p }: { approval: ApprovalForSections; presented: Presented }) {
   return (
     <>
-      {postsWords(a.action) ? (
+      {p.launch ? (
+        <PrivilegedLaunchView launch={p.launch} />
+      ) : postsWords(a.action) ? (
         <PostedWords action={a.action} presented={p} artifactName={a.artifact?.name ?? null} artifactDigest={a.artifactDigest} />
       ) : a.action === "set_labels" ? (
         <section aria-label="Label change" className="space-y-2">

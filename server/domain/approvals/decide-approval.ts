@@ -6,6 +6,7 @@ import { type AuditActor, recordAudit } from "../audit";
 import { appendRunEvents } from "../events/append";
 import { twoPersonRefusal } from "../runs/causers";
 import { fixForwardOnApprovalRejection } from "../fixloop/triggers";
+import { approvePrivileged, endRejectedLaunch } from "./privileged-capability";
 import { assertPushAllowed } from "./push-protection";
 import { createPendingWriteBack } from "./request-write-back";
 import { lockApprovalRow, transitionApproval } from "./transition";
@@ -133,7 +134,7 @@ async function supersede(tx: Tx, approval: LockedApproval, actor: ApprovalActor,
   return { refused: new AppError("PRECONDITION_FAILED", `This approval is stale: ${change.why}. A new request (${next.id}) replaces it.`, { reason: "stale", details: { newApprovalId: next.id } }) };
 }
 
-export async function approveWriteBack(opts: {
+export type ApproveOptions = {
   db: Db;
   actor: ApprovalActor | null;
   approvalId: string;
@@ -142,11 +143,27 @@ export async function approveWriteBack(opts: {
   headSha: string | null;
   branchHead?: BranchHead;
   now?: Date;
-}): Promise<{ approvalId: string; writeBackId: string }> {
+};
+
+/** Approves a write-back: its WriteBack row is recorded and its execution queued. */
+export async function approveWriteBack(opts: ApproveOptions): Promise<{ approvalId: string; writeBackId: string }> {
+  const result = await approveApproval({ ...opts, kinds: "write_back" });
+  if (result.writeBackId === null) throw new AppError("INTERNAL", "a write-back approval recorded no write-back");
+  return { approvalId: result.approvalId, writeBackId: result.writeBackId };
+}
+
+/**
+ * Approves any request: a write-back (writeBackId names its WriteBack) or a privileged launch
+ * (writeBackId null: the run is re-queued and launches exactly what was approved).
+ */
+export async function approveApproval(opts: ApproveOptions & { kinds?: "any" | "write_back" }): Promise<{ approvalId: string; writeBackId: string | null }> {
   const now = opts.now ?? new Date();
-  const result = await transaction(opts.db, "approveWriteBack", async (tx): Promise<Refusal | { approvalId: string; writeBackId: string }> => {
+  const result = await transaction(opts.db, "approveWriteBack", async (tx): Promise<Refusal | { approvalId: string; writeBackId: string | null }> => {
     const approval = await lockApproval(tx, opts.approvalId);
     const actor = await requireDecider(tx, opts.actor, approval);
+    if (approval.action === "privileged_capability" && opts.kinds === "write_back") {
+      throw new AppError("BAD_REQUEST", "This request is for a privileged launch, not a write-back.", { reason: "invalid_write_back" });
+    }
     requirePending(approval);
     const expired = await expireIfDue(tx, approval, actor, now);
     if (expired) return expired;
@@ -154,6 +171,10 @@ export async function approveWriteBack(opts: {
     const { run } = approval;
     const twoPerson = await twoPersonRefusal(tx, { run, twoPersonRule: run.repository.twoPersonRule, userId: actor.id });
     if (twoPerson) throw new AppError("FORBIDDEN", twoPerson.message, { reason: "two_person_rule", details: { causes: twoPerson.causes } });
+    if (approval.action === "privileged_capability") {
+      // Bound to the digest of what will launch, checked against the run as it is now.
+      return approvePrivileged(tx, { approval: { ...approval, status: "pending" }, actor: { userId: actor.id, label: actor.email }, now });
+    }
     if ((approval.artifactDigest ?? null) !== (opts.artifactDigest ?? null) || (approval.targetHeadSha !== null && approval.targetHeadSha !== opts.headSha)) {
       throw new AppError("PRECONDITION_FAILED", "This approval is stale: what you reviewed is not what this request is for. Reload and review again.", { reason: "stale" });
     }
@@ -218,7 +239,9 @@ export async function rejectWriteBack(opts: { db: Db; actor: ApprovalActor | nul
       events: [{ type: "log", payload: { stream: "system", text: `${actor.email} rejected ${approval.action.replaceAll("_", " ")} (${approval.id}): ${reason}` } }],
       audit: { actor: auditActor(actor), action: "approval.reject", repositoryId: approval.run.repositoryId, detail: { runId: approval.runId, action: approval.action, reason } },
     });
-    await fixForwardOnApprovalRejection(tx, { approval, reason, by: actor.email, now });
+    // A rejected privileged launch ends its run with the reason; nothing ran, so nothing is fixed forward.
+    if (approval.action === "privileged_capability") await endRejectedLaunch(tx, { approval, by: actor.email, reason, now });
+    else await fixForwardOnApprovalRejection(tx, { approval, reason, by: actor.email, now });
     return { approvalId: approval.id };
   });
   if ("refused" in result) throw result.refused;

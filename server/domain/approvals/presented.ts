@@ -23,7 +23,8 @@ export type PresentedRun = {
   repository: { fullName: string };
 };
 
-async function contextLabels(tx: Tx, run: PresentedRun): Promise<string[]> {
+/** The context labels the run's bundle was assembled with (its context_assembled event, else the bundle's own fields). */
+export async function contextLabelsOf(tx: Tx, run: Pick<PresentedRun, "id" | "contextBundle">): Promise<string[]> {
   const assembled = await tx.runEvent.findFirst({ where: { runId: run.id, type: "context_assembled" }, orderBy: { seq: "desc" }, select: { payload: true } });
   const labels = (assembled?.payload as { labels?: unknown } | null)?.labels;
   if (Array.isArray(labels)) return labels.filter((l): l is string => typeof l === "string");
@@ -110,5 +111,5 @@ export async function buildPresented(tx: Tx, opts: Omit<PresentedInput, "run" | 
         configMapsDenied: d.configMapsDenied,
       }
     : null;
-  return presentedOf({ ...opts, contextLabels: await contextLabels(tx, opts.run), admission });
+  return presentedOf({ ...opts, contextLabels: await contextLabelsOf(tx, opts.run), admission });
 }

@@ -28,6 +28,59 @@ export function presentedLabelChange(presented: unknown): { prNumber: number | n
 
 const zDenied = z.object({ name: z.string(), reason: z.string() });
 
+const zAccount = z.object({ name: z.string().max(200), namespace: z.string().max(200), privileged: z.boolean() });
+
+/** One privileged capability an attempt would launch with, and why it counts as privileged. */
+export const zPrivilegedCapability = z.object({
+  kind: z.enum(["secret", "mcp_server", "network"]),
+  name: z.string().max(500),
+  why: z.string().max(500),
+});
+export type PrivilegedCapability = z.infer<typeof zPrivilegedCapability>;
+
+/**
+ * Exactly what an attempt launches with, as admission resolved it (runs/privileged-launch.ts
+ * `launchRecord`): the prompt, context labels, the stack's tools, MCP servers, skills and
+ * subagents, the pool, both service accounts, the secrets and config maps (names only, never a
+ * value) and the network. A `privileged_capability` approval is bound to its digest.
+ */
+export const zLaunchRecord = z.object({
+  prompt: z.string().max(200_000),
+  promptHash: z.string().max(200),
+  contextDigest: z.string().max(200),
+  contextLabels: z.array(z.string().max(200)).max(200),
+  stack: z.object({
+    name: z.string().max(200).nullable(),
+    version: z.number().int().nullable(),
+    digest: z.string().max(200),
+    model: z.string().max(300),
+    adapter: z.string().max(50),
+    tools: z.array(z.string().max(200)).max(100),
+    mcpServers: z
+      .array(z.object({ name: z.string().max(80), transport: z.string().max(10), target: z.string().max(500), secrets: z.array(z.string().max(80)).max(32), configMaps: z.array(z.string().max(80)).max(32), privileged: z.boolean() }))
+      .max(32),
+    skills: z.array(z.string().max(80)).max(100),
+    subagents: z.array(z.object({ name: z.string().max(80), role: z.string().max(500), tools: z.array(z.string().max(200)).max(100) })).max(32),
+  }),
+  pool: z.object({ name: z.string().max(200), trustTier: z.string().max(20), kind: z.string().max(20) }),
+  runtimeServiceAccount: zAccount,
+  runnerServiceAccount: zAccount,
+  secrets: z.array(z.object({ name: z.string().max(200), privileged: z.boolean() })).max(200),
+  configMaps: z.array(z.string().max(200)).max(200),
+  network: z.object({ mode: z.enum(["none", "restricted", "open"]), hosts: z.array(z.string().max(300)).max(500) }),
+  privileged: z.array(zPrivilegedCapability).max(300),
+});
+export type LaunchRecord = z.infer<typeof zLaunchRecord>;
+
+/** What a privileged_capability approval binds: the attempt, the record and its digest. */
+export const zPresentedLaunch = z.object({
+  attemptId: z.string().max(100),
+  attemptNumber: z.number().int(),
+  digest: z.string().max(200),
+  record: zLaunchRecord,
+});
+export type PresentedLaunch = z.infer<typeof zPresentedLaunch>;
+
 /**
  * What an approver is shown, frozen when the request is made (`ApprovalRequest.presented`, built
  * by approvals/presented.ts `presentedOf`). The approval screen parses the stored JSON with it,
@@ -71,5 +124,7 @@ export const zPresented = z.object({
   reason: z.string(),
   exception: z.string().nullable(),
   pushProtection: z.object({ findings: z.array(zRedactionEntry), note: z.string() }).nullable(),
+  /** privileged_capability: exactly what the attempt launches with once approved (absent on other kinds). */
+  launch: zPresentedLaunch.nullish(),
 });
 export type Presented = z.infer<typeof zPresented>;

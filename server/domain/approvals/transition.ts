@@ -22,8 +22,8 @@ export const approvalTransitions: TransitionTable<ApprovalStatus> = {
     expired: "it expired before a decision, went stale (the artifact or target head moved), or was withdrawn",
   },
   approved: {
-    executed: "its write-back reached the forge",
-    failed: "its write-back failed to execute",
+    executed: "its write-back reached the forge, or the attempt it approved launched with exactly what it showed",
+    failed: "its write-back failed to execute, or what the approved attempt would launch with changed (stale)",
   },
   failed: {
     approved: "a maintainer retried its failed write-back (same row, same idempotency key)",

@@ -72,6 +72,7 @@ async function failedFlipOnGithub() {
     },
   });
   const { writeBackId } = await callerFor(escalated.maintainer).approvals.approve({ approvalId: escalated.flip.approvalId!, artifactDigest: null, headSha: null });
+  if (!writeBackId) throw new Error("a label approval records a write-back");
   gh.intercept((r) => (r.path.includes("/labels") ? { status: 403, body: { message: "Resource not accessible by integration" } } : undefined));
   try {
     expect(await executeWriteBack({ db, forgeFor: forgeFor(), writeBackId })).toMatchObject({ outcome: "failed" });
@@ -105,6 +106,7 @@ describe("the escalation's label flip through the change gate", () => {
     });
 
     const { writeBackId } = await callerFor(maintainer).approvals.approve({ approvalId: approval.id, artifactDigest: null, headSha: null });
+    if (!writeBackId) throw new Error("a label approval records a write-back");
     expect(await executions(approval.id)).toEqual([{ queue: `labels:${repo.fullName}#7` }]);
     // A person labels the PR on GitHub before the execution: GitHub's answer is what Airlock keeps.
     gh.setIssueLabels(repo.fullName, 7, ["agents-go", "bug", "needs-design"]);

@@ -70,6 +70,8 @@ export type AdmissionFacts = {
   /** Secret names the stack asks for (adapter env, MCP servers). */
   requestedSecrets: string[];
   requestedConfigMaps: string[];
+  /** MCP servers the stack marks privileged: untrusted code is refused them, trusted code waits for a person. */
+  privilegedMcpServers?: string[];
   actor: AdmissionActor;
   /** The agent: whether it starts a process (the scripted demo does not), and the hosts its stack needs. */
   agent?: { runsProcess: boolean; hosts: string[] };
@@ -250,6 +252,10 @@ export function admit(input: AdmissionInput): AdmissionDecision {
     summary: `Refused: ${refusal}`,
   });
   if (!actor.ok) return refuse(actor.verdict);
+  const privilegedMcp = input.privilegedMcpServers ?? [];
+  if (untrusted && privilegedMcp.length > 0) {
+    return refuse(`untrusted code never gets a privileged MCP server: ${privilegedMcp.join(", ")} (${why})`);
+  }
   if (!pool) {
     const reasons = skipped.map((s) => `${s.name}: ${s.reason}`).join("; ");
     return refuse(`no ${tier} runner pool can run a ${words(input.taskKind)} task${reasons ? ` (${reasons})` : " (no pools)"}`);

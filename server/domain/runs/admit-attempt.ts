@@ -150,6 +150,7 @@ export async function loadAdmissionInputs(db: Db, run: AdmissionRun, preloaded: 
     stack: { id: run.stackId, name: stack?.name ?? "unknown stack" },
     requestedSecrets: requested.secrets,
     requestedConfigMaps: requested.configMaps,
+    privilegedMcpServers: (stack?.spec.mcpServers ?? []).filter((m) => m.privileged).map((m) => m.name),
     actor,
     agent: { runsProcess: stack?.spec.adapter.kind !== "scripted", hosts: stack ? (modelProviderHosts[stack.spec.modelProvider] ?? []) : [] },
     forgeHosts: forgeHostsOf(run.repository),

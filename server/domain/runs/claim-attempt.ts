@@ -7,7 +7,9 @@ import { recordCiObservation } from "../fixloop/observe";
 import type { RunEventInput } from "../events/catalogue";
 import { admissionEventPayload, type AdmissionDecision } from "../pools/admission";
 import { loadCurrentPolicy } from "../policy/decide";
-import { admissionFor, loadAdmissionInputs, loadPools, planAdmission, storeAdmissionDecisions, storedAdmission } from "./admit-attempt";
+import { currentLaunch, gatePrivilegedLaunch, markLaunched } from "../approvals/privileged-capability";
+import { admissionFor, loadAdmissionInputs, loadPools, planAdmission, stackSpecOf, storeAdmissionDecisions, storedAdmission } from "./admit-attempt";
+import { launchChanges, privilegedCapabilities } from "./privileged-launch";
 import type { AttemptFence } from "./attempt-fence";
 import { isTerminalRun } from "./lifecycle";
 import { lockRun, queueAttempt, startAttemptInPool, transitionAttempt, transitionRun } from "./transition";
@@ -86,6 +88,8 @@ export type ClaimResult =
       pool: { id: string; name: string; kind: "local" | "kubernetes"; namespace: string };
     }
   | { kind: "waiting"; reason: string }
+  /** Its privileged capabilities wait for a person: the run is awaiting approval, the attempt queued. */
+  | { kind: "awaiting_approval"; approvalId: string; reason: string }
   | { kind: "refused"; reason: string }
   | { kind: "skipped"; reason: string };
 
@@ -110,10 +114,8 @@ export async function claimNextAttempt(opts: {
   ]);
   if (!run) return { kind: "skipped", reason: "the run no longer exists" };
   if (run.status !== "queued" && !isTerminalRun(run.status)) return { kind: "skipped", reason: `the run is ${run.status}` };
-  const plan =
-    run.status === "queued"
-      ? planAdmission({ inputs: await loadAdmissionInputs(opts.db, run, { pools }), policy, kubernetesAvailable: opts.kubernetesAvailable, sandbox: opts.sandbox })
-      : null;
+  const preInputs = run.status === "queued" ? await loadAdmissionInputs(opts.db, run, { pools }) : null;
+  const plan = preInputs ? planAdmission({ inputs: preInputs, policy, kubernetesAvailable: opts.kubernetesAvailable, sandbox: opts.sandbox }) : null;
   return transaction(opts.db, "claimNextAttempt", async (tx) => {
     const locked = await lockRun(tx, opts.runId, { admission: true });
     if (locked === null) return { kind: "skipped", reason: "the run no longer exists" };
@@ -144,17 +146,27 @@ export async function claimNextAttempt(opts: {
       attempts.find((a) => a.status === "queued") ??
       (await queueAttempt(tx, { runId: opts.runId, reason: "the run was queued", now: now(), deferEvents: events, attempts }));
 
+    // The run was queued again since the pre-read (it was terminal then): its inputs are read under the lock.
+    const basis = async () =>
+      preInputs ? { inputs: preInputs, policy } : { inputs: await loadAdmissionInputs(tx, run), policy: await loadCurrentPolicy(tx, "runner_selection") };
+    const stack = stackSpecOf(run.stackSnapshot);
+    const privileged = (d: AdmissionDecision) => stack !== null && privilegedCapabilities(d, stack.spec).length > 0;
+
     let decision = admissionFor(run.admission, attempt.id);
+    if (decision && privileged(decision) && decision.pool) {
+      // A stored admission with privileged capabilities launches only if its grants still hold
+      // as they were: admission is checked again on its pool, and any change re-admits (and asks again).
+      const { inputs, policy: current } = await basis();
+      const poolId = decision.pool.id;
+      const recheck = planAdmission({ inputs: { ...inputs, pools: inputs.pools.filter((p) => p.id === poolId) }, policy: current, kubernetesAvailable: opts.kubernetesAvailable, sandbox: opts.sandbox });
+      const [was, now_] = await Promise.all([currentLaunch(tx, run, decision), currentLaunch(tx, run, recheck.decision)]);
+      if (!was || !now_ || was.digest !== now_.digest) {
+        events.push({ type: "log", payload: { stream: "system", text: `Attempt ${attempt.number}: its grants changed since admission (${was && now_ ? launchChanges(was.record, now_.record).join(", ") : "it is no longer admitted"}); it is admitted again.` } });
+        decision = null;
+      }
+    }
     if (!decision) {
-      // The run was queued again since the pre-read (it was terminal then): plan under the lock.
-      const planned =
-        plan ??
-        planAdmission({
-          inputs: await loadAdmissionInputs(tx, run),
-          policy: await loadCurrentPolicy(tx, "runner_selection"),
-          kubernetesAvailable: opts.kubernetesAvailable,
-          sandbox: opts.sandbox,
-        });
+      const planned = plan ?? planAdmission({ ...(await basis()), kubernetesAvailable: opts.kubernetesAvailable, sandbox: opts.sandbox });
       decision = await storeAdmissionDecisions(tx, { runId: run.id, attemptId: attempt.id, plan: planned });
       const stored = storedAdmission(decision, attempt, now());
       run.admission = stored as Prisma.JsonValue;
@@ -187,6 +199,16 @@ export async function claimNextAttempt(opts: {
     const chosen = decision.pool;
     if (!chosen) return { kind: "refused", reason: decision.refusal ?? "no pool" };
 
+    // Privileged capabilities wait for a person (or a change-gate exception) before anything launches.
+    let launchApproval: string | null = null;
+    if (privileged(decision)) {
+      const current = await currentLaunch(tx, run, decision);
+      if (!current) return { kind: "refused", reason: "the attempt's launch could not be resolved" };
+      const gate = await gatePrivilegedLaunch(tx, { run, attempt, current, events, now: now() });
+      if (gate.kind === "held") return { kind: "awaiting_approval", approvalId: gate.approvalId, reason: gate.reason };
+      launchApproval = gate.approvalId;
+    }
+
     // FOR NO KEY UPDATE: serialises claimers of this pool, yet does not conflict with the key-share
     // locks that foreign keys to the pool take (attempt/run rows naming it), which would deadlock.
     const [pool] = await tx.$queryRaw<{ concurrency: number }[]>`
@@ -213,6 +235,7 @@ export async function claimNextAttempt(opts: {
       slot.event,
     );
     await appendRunEvents({ db: tx, runId: run.id, attemptId: attempt.id, events });
+    if (launchApproval) await markLaunched(tx, { approvalId: launchApproval, runId: run.id, attemptNumber: attempt.number, now: at });
     await recordCiObservation(tx, { run, attemptId: attempt.id, now: at });
     return {
       kind: "started",

@@ -18,10 +18,11 @@ type TransitionTable<S extends string> = Readonly<Record<S, Readonly<Partial<Rec
 
 /**
  * Legal run transitions, `from -> to -> why`. Anything not listed is illegal.
- * Not listed on purpose: awaiting_approval -> running/queued (a continuation or
- * fix-forward is a resume run whose parent is this one, so each run's transcript
- * ends at the artifacts its approvals refer to), and any way out of succeeded
- * (resume or fork make a new run).
+ * Not listed on purpose: awaiting_approval -> running (a continuation or fix-forward
+ * is a resume run whose parent is this one, so each run's transcript ends at the
+ * artifacts its approvals refer to), and any way out of succeeded (resume or fork make
+ * a new run). awaiting_approval -> queued exists only for a run whose attempt never
+ * launched: it waited for a person to approve its privileged capabilities.
  */
 export const runTransitions: TransitionTable<RunStatus> = {
   suggested: {
@@ -34,6 +35,7 @@ export const runTransitions: TransitionTable<RunStatus> = {
     cancelled: "a person cancelled the run before it started",
     failed: "admission refused the run or no attempt could be started",
     escalated: "no rule selected a runner pool, so a person must decide (fail-closed)",
+    awaiting_approval: "admission would grant a privileged secret, MCP server or open network; the attempt waits for a person before it launches",
   },
   running: {
     awaiting_approval: "the attempt finished and requested write-backs that need approval",
@@ -44,8 +46,9 @@ export const runTransitions: TransitionTable<RunStatus> = {
     escalated: "the agent gave up or the fix budget is spent; a person takes over",
   },
   awaiting_approval: {
+    queued: "a person approved the privileged capabilities (or they went stale and are asked again); the attempt is dispatched",
     succeeded: "every approval was decided and the approved write-backs executed",
-    failed: "an approved write-back failed to execute",
+    failed: "an approved write-back failed to execute, or a person rejected the privileged capabilities the attempt would launch with",
     cancelled: "a person cancelled the run; pending approvals are withdrawn",
     escalated: "approvals were rejected or expired; a person takes over",
   },

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { resolve } from "node:path";
 import { visibleRepositoryIds } from "@/server/auth/roles";
-import { approveWriteBack, type BranchHead, rejectWriteBack } from "@/server/domain/approvals/decide-approval";
+import { approveApproval, type BranchHead, rejectWriteBack } from "@/server/domain/approvals/decide-approval";
 import { overridePushProtection } from "@/server/domain/approvals/push-protection";
 import { approvalRepository, countApprovals, getApprovalDetail, listApprovals, zApprovalListInput } from "@/server/domain/approvals/queue";
 import { twoPersonRefusal } from "@/server/domain/runs/causers";
@@ -47,7 +47,7 @@ export const approvalsRouter = router({
     .input(zApprovalId.extend({ artifactDigest: z.string().max(100).nullable(), headSha: z.string().max(64).nullable() }))
     .mutation(async ({ ctx, input }) => {
       await requireRepositoryRole(ctx, await approvalRepository(ctx.db, input.approvalId), "maintainer");
-      return approveWriteBack({ db: ctx.db, actor: ctx.user, approvalId: input.approvalId, artifactDigest: input.artifactDigest, headSha: input.headSha, branchHead: localBranchHead, now: ctx.now() });
+      return approveApproval({ db: ctx.db, actor: ctx.user, approvalId: input.approvalId, artifactDigest: input.artifactDigest, headSha: input.headSha, branchHead: localBranchHead, now: ctx.now() });
     }),
 
   reject: protectedProcedure.input(zApprovalId.extend({ reason: z.string().trim().min(1, "A rejection needs a reason").max(2000) })).mutation(async ({ ctx, input }) => {

@@ -154,6 +154,7 @@ describe("no secret shape is stored anywhere, on a fork run with no grants", () 
 
     // The maintainer who triggered the run may not approve under a two-person rule; the admin can.
     const { writeBackId } = await approve(admin);
+    if (!writeBackId) throw new Error("a patch approval records a write-back");
     await executeWriteBackTask({ writeBackId }, ctx);
     const wb = await db.writeBack.findUniqueOrThrow({ where: { id: writeBackId } });
     expect(wb).toMatchObject({ outcome: "succeeded", artifactDigest: contentDigest(PATCH) });

@@ -59,6 +59,12 @@ export const changeGatePolicy = definePolicy({
       values: ["repository", "fork", "unknown"],
       description: "Where the run's code came from (a fork's or an unnamed origin's run never gets a bot comment without a person).",
     },
+    // privileged_capability: what the attempt would launch with, so a repository admin's narrower
+    // exception is a rule over these facts (e.g. open network for one repository), stored with its proof.
+    { name: "repository", type: "string", description: "The repository (owner/name) the write-back or attempt is for." },
+    { name: "grants_privileged_secret", type: "boolean", description: "The attempt would receive a privileged secret." },
+    { name: "grants_privileged_mcp_server", type: "boolean", description: "The attempt would run a privileged MCP server." },
+    { name: "grants_open_network", type: "boolean", description: "The attempt would run with open network." },
     { name: "approval_required", type: "boolean", rulesOnly: true, description: "Whether a person must approve." },
   ],
   rules: [
