@@ -2,6 +2,7 @@ import type { Db } from "@/server/db";
 import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit, type AuditActor } from "../audit";
+import { requireRepositoryEnabled } from "../repositories/disabled";
 import { enqueueDispatch } from "./attempts";
 import { recordCauser } from "./causers";
 import { lockRunOrThrow, queueAttempt, transitionRun } from "./transition";
@@ -18,6 +19,7 @@ export async function dispatchRun(opts: { db: Db; actor: AuditActor; runId: stri
     if (run.status !== "suggested") {
       throw new AppError("CONFLICT", `The run is ${run.status.replaceAll("_", " ")}; only a suggestion can be dispatched`, { reason: "cannot_dispatch" });
     }
+    await requireRepositoryEnabled(tx, run.repositoryId, "dispatching its runs");
     const reason = `${opts.actor.label} dispatched the suggestion`;
     await transitionRun(tx, { runId: opts.runId, from: "suggested", to: "queued", reason, now });
     const attempt = await queueAttempt(tx, { runId: opts.runId, reason, now });

@@ -11,7 +11,7 @@ import { assertRevision, git } from "./git";
 // request record places has an unknown origin. Evaluation (evaluation/origin.ts) turns this into
 // the run's origin: only "repository" may run trusted.
 
-export type LocalCommitOrigin = {
+type LocalCommitOrigin = {
   /** true: a fork's head; false: on a branch of the repository; null: unknown. */
   isFork: boolean | null;
   /** The branch to report: the asked one when it holds the commit, else one that does, else the pull request's head ref. */
@@ -21,7 +21,7 @@ export type LocalCommitOrigin = {
 };
 
 /** Branches of the bare repository that contain `sha` (real git: for-each-ref --contains). */
-export async function branchesContaining(repoPath: string, sha: string): Promise<string[]> {
+async function branchesContaining(repoPath: string, sha: string): Promise<string[]> {
   const out = await git(["--git-dir", repoPath, "for-each-ref", "--contains", assertRevision(sha), "--format=%(refname)", "refs/heads/"]);
   return out
     .split("\n")

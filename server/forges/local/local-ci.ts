@@ -11,6 +11,7 @@ import { cleanText } from "@/server/lib/text-boundary";
 import type { FailedCheckEvent } from "@/server/domain/ci-events/ci-event";
 import { ingestCiEvent } from "@/server/domain/ingest/delivery/ingest-ci-event";
 import { failureSignature } from "@/server/domain/ci-events/failure/failure-signature";
+import { refuseIfDisabled } from "@/server/domain/repositories/disabled";
 import { AppError } from "@/server/errors";
 import { placeLocalCommit } from "./commit-origin";
 import { bareRepoPath, checkoutAt, resolveRevision } from "./repositories";
@@ -113,6 +114,7 @@ export async function runLocalCheck(opts: LocalCheckOptions): Promise<LocalCheck
   if (!repo) throw new AppError("NOT_FOUND", "No such repository.");
   if (repo.forge !== "local") throw new AppError("BAD_REQUEST", `${repo.fullName} is not on the local forge`, { reason: "not_local_forge" });
   if (!repo.checkCommand) throw new AppError("BAD_REQUEST", `${repo.fullName} has no check command`, { reason: "no_check_command" });
+  refuseIfDisabled(repo, "running its check");
   const repoPath = bareRepoPath(opts.dataDir, repo.fullName);
   const asked = opts.branch ?? repo.defaultBranch;
   const sha = await resolveRevision(repoPath, opts.sha ?? asked);
