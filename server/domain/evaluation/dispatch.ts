@@ -15,6 +15,7 @@ import { decideActorPermission, type PermissionDecision } from "@/server/domain/
 import type { DispatchableEvent } from "@/server/domain/ci-events/ci-event";
 import type { Facts } from "./facts";
 import { advisoryLock } from "@/server/db/advisory-lock";
+import type { DropLedger } from "./drops";
 import { dedupeLockKey } from "./locks";
 import { runTitle } from "./titles";
 
@@ -134,6 +135,8 @@ export type CommitArgs = {
   tx: Tx;
   candidate: Firing;
   deliveryId: string;
+  /** Where the delivery's drops are written (once each, across re-evaluations). */
+  drops: DropLedger;
   /** Called when no run holds the key: prepared before the transaction, or now (rare). */
   prepare: () => Promise<PreparedRun>;
   records: { pullRequestId: string | null; pipelineId: string | null; jobId: string | null };
@@ -144,11 +147,11 @@ export async function commitCandidate(args: CommitArgs): Promise<CommitOutcome> 
   await advisoryLock(tx, dedupeLockKey(candidate.dedupeKey));
   const existing = await tx.agentDispatchRun.findUnique({ where: { dedupeKey: candidate.dedupeKey }, select: { id: true, number: true } });
   if (existing) {
+    // A re-evaluated delivery meets the run it created itself: that is no duplicate trigger.
+    if (await args.drops.createdRun(existing.id)) return { kind: "duplicate", runId: existing.id, number: existing.number };
     const reason = `duplicate trigger: run #${existing.number} already exists for this dedupe key`;
-    await tx.triggerDrop.create({
-      data: { dedupeKey: candidate.dedupeKey, reason, deliveryId: args.deliveryId, ruleId: candidate.ruleId, runId: existing.id },
-    });
-    await appendRunEvents({
+    const written = await args.drops.record("duplicate", [{ dedupeKey: candidate.dedupeKey, reason, ruleId: candidate.ruleId, runId: existing.id }]);
+    if (written > 0) await appendRunEvents({
       db: tx,
       runId: existing.id,
       events: [{ type: "dispatch_skipped", payload: { reason, dedupeKey: candidate.dedupeKey, ruleId: candidate.ruleId, existingRunId: existing.id } }],
@@ -157,9 +160,7 @@ export async function commitCandidate(args: CommitArgs): Promise<CommitOutcome> 
   }
   const prepared = await args.prepare();
   if (prepared.kind === "refused") {
-    await tx.triggerDrop.create({
-      data: { dedupeKey: candidate.dedupeKey, reason: `not dispatched: ${prepared.reason}`, deliveryId: args.deliveryId, ruleId: candidate.ruleId },
-    });
+    await args.drops.record("refused", [{ dedupeKey: candidate.dedupeKey, reason: `not dispatched: ${prepared.reason}`, ruleId: candidate.ruleId }]);
     return prepared;
   }
   const run = await tx.agentDispatchRun.create({
@@ -198,17 +199,12 @@ function boundedPrecedence(p: Precedence) {
 }
 
 /** Drops for the candidates precedence superseded, linked to the run their winner made or hit. */
-export async function recordSuperseded(tx: Tx, superseded: readonly Superseded[], deliveryId: string, winners: ReadonlyMap<string, string | null>): Promise<void> {
+export async function recordSuperseded(drops: DropLedger, superseded: readonly Superseded[], winners: ReadonlyMap<string, string | null>): Promise<void> {
   if (superseded.length === 0) return;
-  await tx.triggerDrop.createMany({
-    data: superseded.map((s) => ({
-      dedupeKey: s.candidate.dedupeKey,
-      ruleId: s.candidate.ruleId,
-      deliveryId,
-      runId: winners.get(s.by.dedupeKey) ?? null,
-      reason: s.why.slice(0, 2000),
-    })),
-  });
+  await drops.record(
+    "superseded",
+    superseded.map((s) => ({ dedupeKey: s.candidate.dedupeKey, ruleId: s.candidate.ruleId, runId: winners.get(s.by.dedupeKey) ?? null, reason: s.why.slice(0, 2000) })),
+  );
 }
 
 /** The permission decision the bundle records: comments and labels are people asking. */

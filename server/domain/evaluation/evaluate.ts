@@ -14,6 +14,7 @@ import { loadKnownSecrets } from "@/server/domain/ingest/known-secrets";
 import { describeTriage, holdCandidates, linkTriageToRun, triageFailedCheck } from "@/server/domain/triage/triage";
 import { lookUpChangedFiles, type ChangedFilesLookup } from "./changed-files";
 import { commitCandidate, prepareRun, recordSuperseded, type CommitOutcome, type PreparedRun } from "./dispatch";
+import { openDropLedger } from "./drops";
 import { screenDelivery, withFacts, type DeliveryRow, type LoadedEvent } from "./load";
 import { heldKeys, liveRulesFor, planEvaluation, type EvaluationPlan } from "./plan";
 import { prefilterPlan } from "./prefilter";
@@ -120,15 +121,16 @@ async function commitPlan(opts: { db: Db; loaded: LoadedEvent; plan: EvaluationP
   // Under a redelivery storm, evaluations of one failure queue on its pipeline's lock and on the
   // pool's connections: wait for them rather than fail and retry the job later.
   return transaction(db, "evaluateDelivery", async (tx) => {
-    const [row] = await tx.$queryRaw<{ processedAt: Date | null }[]>`
-      SELECT "processedAt" FROM "WebhookDelivery" WHERE "deliveryId" = ${deliveryId} FOR UPDATE`;
+    const [row] = await tx.$queryRaw<{ processedAt: Date | null; reevaluations: number }[]>`
+      SELECT "processedAt", "reevaluations" FROM "WebhookDelivery" WHERE "deliveryId" = ${deliveryId} FOR UPDATE`;
     if (!row || row.processedAt) return result(deliveryId, "skipped", "already processed");
+    const drops = await openDropLedger(tx, deliveryId, { reevaluation: row.reevaluations > 0 });
 
     const records = await writeRecords({ tx, repository, event, facts, now, deliveryId });
     // CI triage decides what happens to a failed check; "rerun once" holds the agents back.
     const triage = event.type === "failed_check" ? await triageFailedCheck({ tx, repository, event, records, now }) : null;
     const held = triage?.holdsAgents === true;
-    if (held) await holdCandidates(tx, triage, [...plan.fire, ...plan.superseded.map((s) => s.candidate)], deliveryId);
+    if (held) await holdCandidates(drops, triage, [...plan.fire, ...plan.superseded.map((s) => s.candidate)]);
     const outcomes: { ruleName: string; outcome: CommitOutcome }[] = [];
     const winners = new Map<string, string | null>();
     for (const candidate of held ? [] : plan.fire) {
@@ -136,13 +138,14 @@ async function commitPlan(opts: { db: Db; loaded: LoadedEvent; plan: EvaluationP
         tx,
         candidate,
         deliveryId,
+        drops,
         records,
         prepare: async () => prepared.get(candidate.dedupeKey) ?? prepareRun({ ...base, db: tx, candidate }),
       });
       outcomes.push({ ruleName: candidate.ruleName, outcome });
       winners.set(candidate.dedupeKey, outcome.kind === "refused" ? null : outcome.runId);
     }
-    if (!held) await recordSuperseded(tx, plan.superseded, deliveryId, winners);
+    if (!held) await recordSuperseded(drops, plan.superseded, winners);
     const out = result(deliveryId, "processed", "");
     for (const { outcome } of outcomes) {
       if (outcome.kind === "created") out.created.push({ runId: outcome.runId, number: outcome.number, status: outcome.status });
@@ -151,12 +154,12 @@ async function commitPlan(opts: { db: Db; loaded: LoadedEvent; plan: EvaluationP
     }
     if (plan.refusal !== null) {
       const reason = `refused: ${plan.refusal}`;
-      await tx.triggerDrop.create({ data: { reason, deliveryId } });
+      await drops.record("refusal", [{ reason }]);
       if (records.pullRequestId) await noteOnLatestLiveRun(tx, records.pullRequestId, reason);
       out.refused.push(plan.refusal);
     }
     if (event.type === "pr_comment" && event.command === "cancel") {
-      const cancel = await applyCancelCommand({ tx, event, pullRequestId: records.pullRequestId, actorUserId: loaded.actorUserId, deliveryId, now });
+      const cancel = await applyCancelCommand({ tx, event, pullRequestId: records.pullRequestId, actorUserId: loaded.actorUserId, drops, now });
       out.cancelled = cancel.cancelled;
       if (cancel.refused) out.refused.push(cancel.refused);
     }

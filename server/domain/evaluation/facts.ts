@@ -106,6 +106,11 @@ export async function loadFacts(opts: { db: Db; repository: Repository; event: D
       facts.headSha = event.headSha;
       facts.headBranch = event.headBranch ?? pr?.headRef ?? null;
       if (pr) evidence.pullRequest = pr;
+      else if (number === null) {
+        // A commit named without its pull request: a fork's open pull request at it still makes it a fork's.
+        const forkAtHead = await db.pullRequest.findFirst({ where: { repositoryId: repository.id, headSha: event.headSha, state: "open", isFork: true }, select: { number: true, isFork: true, headRef: true, headRepoFullName: true } });
+        if (forkAtHead) evidence.pullRequest = forkAtHead;
+      }
       break;
     }
     case "release": {
@@ -190,7 +195,7 @@ async function failedCheckFacts(db: Db, repository: Repository, event: FailedChe
   facts.headBranch = event.headBranch ?? event.pullRequests[0]?.headRef ?? pr?.headRef ?? null;
   const linked = event.pullRequests[0];
   evidence.pullRequest = pr ?? (linked ? { ...linked } : null);
-  if (event.isFork === null && evidence.pullRequest?.isFork == null && event.origin !== "local") {
+  if (event.isFork === null && evidence.pullRequest?.isFork == null) {
     evidence.pushed = await db.pushedCommit.findUnique({
       where: { repositoryId_sha: { repositoryId: repository.id, sha: event.headSha } },
       select: { branch: true, pusher: true },

@@ -1,8 +1,11 @@
 // Where a run's code comes from, and why Airlock thinks so. Code pushed to a branch of the
-// repository itself (a push, a pull request from one of its branches, a tag, the local forge)
-// is trusted as the repository's trust tier says; a fork's head is untrusted; so is code whose
-// origin Airlock cannot name (a workflow_job payload names no head repository: then a pull
-// request record at that head, or a recorded push of that commit, decides).
+// repository itself (a push, a pull request from one of its branches, a tag) is trusted as the
+// repository's trust tier says; a fork's head is untrusted; so is code whose origin Airlock
+// cannot name. The local forge is no exception: its CI reports whether a branch of the
+// repository holds the commit or only a fork's pull request head does (forges/local/
+// commit-origin.ts). Fork evidence wins over anything else (a pull request record at the head
+// says fork: fork). When the event cannot tell (a workflow_job payload names no head
+// repository), a pull request record at that head, or a recorded push of that commit, decides.
 import type { CodeOrigin } from "@/server/db/generated/enums";
 import type { DispatchableEvent } from "@/server/domain/ci-events/ci-event";
 
@@ -34,27 +37,35 @@ export function decideOrigin(event: DispatchableEvent, evidence: OriginEvidence)
   const { pullRequest: pr } = evidence;
   switch (event.type) {
     case "failed_check": {
-      if (event.origin === "local") return { kind: "repository", reason: "a check of the local forge's own repository" };
+      // Fork evidence wins, whoever reports it: the payload, or a pull request record at the head.
       if (event.isFork === true) {
         const why =
           event.via === "workflow_run"
             ? "the workflow run's head repository is a fork (or was deleted)"
             : event.via === "check_run"
               ? "the check suite's head branch is in a fork"
-              : "the payload says the head is a fork";
-        return { kind: "fork", reason: why };
+              : event.via === "local_ci"
+                ? `the local forge holds ${short(event.headSha)} only as a fork's pull request head`
+                : "the payload says the head is a fork";
+        const forkPr = event.pullRequests.find((p) => p.isFork === true);
+        return forkPr ? (fromPullRequest(forkPr) as Origin) : { kind: "fork", reason: why };
       }
+      if (pr?.isFork === true) return fromPullRequest(pr) as Origin;
       if (event.isFork === false) {
-        return event.pullRequests.length > 0
-          ? (fromPullRequest({ ...event.pullRequests[0]!, isFork: false }) as Origin)
+        if (event.pullRequests.length > 0) return fromPullRequest({ ...event.pullRequests[0]!, isFork: false }) as Origin;
+        return event.via === "local_ci"
+          ? { kind: "repository", reason: `${short(event.headSha)} is on the repository's branch ${event.headBranch ?? "(unnamed)"} in the local forge` }
           : { kind: "repository", reason: `the check ran on the repository's branch ${event.headBranch ?? "(unnamed)"}` };
       }
-      // workflow_job: the payload cannot tell.
+      // workflow_job, or a local commit no branch holds: the payload cannot tell.
       const known = (pr && fromPullRequest(pr)) ?? fromPush(evidence.pushed, event.headSha);
       return (
         known ?? {
           kind: "unknown",
-          reason: `a ${event.via.replace("_", " ")} payload names no head repository, and Airlock has seen neither a pull request at ${short(event.headSha)} nor a push of it`,
+          reason:
+            event.via === "local_ci"
+              ? `no branch of the repository holds ${short(event.headSha)}, and no pull request record places it`
+              : `a ${event.via.replace("_", " ")} payload names no head repository, and Airlock has seen neither a pull request at ${short(event.headSha)} nor a push of it`,
         }
       );
     }

@@ -7,6 +7,7 @@ import { cancelRun } from "@/server/domain/runs/cancel";
 import { canCancelRun, cancellableRunStatuses } from "@/server/domain/runs/lifecycle";
 import type { PrCommentEvent } from "@/server/domain/ci-events/ci-event";
 import { permissionFor } from "./dispatch";
+import type { DropLedger } from "./drops";
 
 export type CancelOutcome = { cancelled: number[]; refused: string | null };
 
@@ -15,14 +16,14 @@ export async function applyCancelCommand(opts: {
   event: PrCommentEvent;
   pullRequestId: string | null;
   actorUserId: string | null;
-  deliveryId: string;
+  drops: DropLedger;
   now: Date;
 }): Promise<CancelOutcome> {
   const { tx, event } = opts;
   const permission = permissionFor(event);
   if (!permission.allowed) {
     const reason = `cancel refused: ${event.actor.login} may not cancel runs: ${permission.reason}`;
-    await tx.triggerDrop.create({ data: { reason, deliveryId: opts.deliveryId } });
+    await opts.drops.record("cancel", [{ reason }]);
     if (opts.pullRequestId) await noteOnLatestLiveRun(tx, opts.pullRequestId, reason);
     return { cancelled: [], refused: reason };
   }

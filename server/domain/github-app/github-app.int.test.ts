@@ -20,6 +20,7 @@ import type { FakeApp } from "@/server/forges/github/testing/fake-github-apps";
 import { createUser } from "@/server/testing/factories";
 import { completeManifestFlow, forgetWebhookSecrets, githubAppSummary, loadGithubAppCredentials, removeGithubApp, saveExistingApp, startManifestFlow } from "./app-service";
 import { sealingKey } from "./key";
+import { setRepositoryEnabled } from "@/server/domain/repositories/manage-service";
 import { processInstallationDelivery } from "./installation-delivery";
 import { loadSealingKey, type SealingKey } from "./sealed";
 
@@ -210,6 +211,22 @@ describe("installation events", () => {
     const added = await processDelivery((await deliver(installationRepositoriesEvent({ action: "added", installationId, appId: app.id, account: owner, added: [repos[0]!] }), { secret: app.webhookSecret })).deliveryId);
     expect(added).toMatchObject({ updated: [`${owner}/a`] });
     expect((await db.repository.findUniqueOrThrow({ where: { fullName: `${owner}/a` } })).disabledAt).toBeNull();
+  });
+
+  it("never enables a repository an admin disabled: the installation updates it, and it stays disabled", async () => {
+    const app = await withApp();
+    const owner = `org${++n}`;
+    const repo = { id: 11_000_000 + n, fullName: `${owner}/held` };
+    const installationId = 994_000 + n;
+    await processDelivery((await deliver(installationEvent({ action: "created", installationId, appId: app.id, account: owner, repositories: [repo] }), { secret: app.webhookSecret })).deliveryId);
+    const row = await db.repository.findUniqueOrThrow({ where: { fullName: repo.fullName } });
+    await setRepositoryEnabled({ db, actor: admin, input: { repositoryId: row.id, enabled: false, reason: "security review" } });
+    // Removed and added back, then a fresh installation event: each leaves the admin's flag alone.
+    await processDelivery((await deliver(installationRepositoriesEvent({ action: "removed", installationId, appId: app.id, account: owner, removed: [repo] }), { secret: app.webhookSecret })).deliveryId);
+    const added = await processDelivery((await deliver(installationRepositoriesEvent({ action: "added", installationId, appId: app.id, account: owner, added: [repo] }), { secret: app.webhookSecret })).deliveryId);
+    expect(added).toMatchObject({ updated: [`${repo.fullName} (stays disabled: an admin disabled it)`] });
+    await processDelivery((await deliver(installationEvent({ action: "created", installationId, appId: app.id, account: owner, repositories: [repo] }), { secret: app.webhookSecret })).deliveryId);
+    expect(await db.repository.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ disabledBy: "admin", disabledReason: "security review", disabledAt: expect.any(Date) });
   });
 });
 

@@ -125,9 +125,10 @@ export async function applyInstallationDelivery(opts: {
       }
     }
     if (enableSuspended) {
-      const rows = await tx.repository.findMany({ where: { githubInstallationId: BigInt(installationId), disabledReason: { contains: "is suspended" } } });
+      // Only what the installation disabled: an admin's "disabled" stays until a person enables it.
+      const rows = await tx.repository.findMany({ where: { githubInstallationId: BigInt(installationId), disabledBy: "installation", disabledReason: { contains: "is suspended" } } });
       for (const row of rows) {
-        await tx.repository.update({ where: { id: row.id }, data: { disabledAt: null, disabledReason: null } });
+        await tx.repository.update({ where: { id: row.id }, data: { disabledAt: null, disabledReason: null, disabledBy: null } });
         await recordAudit(tx, { actor, action: "repository.enable", objectType: "Repository", objectId: row.id, repositoryId: row.id, detail: { installationId, reason: "installation unsuspended" } });
         out.updated.push(row.fullName);
       }
@@ -162,13 +163,22 @@ async function registerOne(tx: Tx, a: { repo: Repo; installationId: number; defa
     return;
   }
   if (byName) {
-    // A rename keeps the row (same GitHub id): the name follows GitHub.
+    // A rename keeps the row (same GitHub id): the name follows GitHub. The installation enables
+    // again only what an installation disabled: an admin's "disabled" is a person's decision.
+    const adminDisabled = byName.disabledAt !== null && byName.disabledBy === "admin";
     await tx.repository.update({
       where: { id: byName.id },
-      data: { fullName: repo.full_name, githubRepoId: BigInt(repo.id), githubInstallationId: BigInt(installationId), visibility, disabledAt: null, disabledReason: null, ...(a.defaultBranch ? { defaultBranch: a.defaultBranch } : {}) },
+      data: {
+        fullName: repo.full_name,
+        githubRepoId: BigInt(repo.id),
+        githubInstallationId: BigInt(installationId),
+        visibility,
+        ...(adminDisabled ? {} : { disabledAt: null, disabledReason: null, disabledBy: null }),
+        ...(a.defaultBranch ? { defaultBranch: a.defaultBranch } : {}),
+      },
     });
-    await recordAudit(tx, { actor: a.actor, action: "repository.github.bind", objectType: "Repository", objectId: byName.id, repositoryId: byName.id, detail: { installationId, githubRepoId: repo.id } });
-    out.updated.push(repo.full_name);
+    await recordAudit(tx, { actor: a.actor, action: "repository.github.bind", objectType: "Repository", objectId: byName.id, repositoryId: byName.id, detail: { installationId, githubRepoId: repo.id, ...(adminDisabled ? { keptDisabled: "disabled by an admin" } : {}) } });
+    out.updated.push(adminDisabled ? `${repo.full_name} (stays disabled: an admin disabled it)` : repo.full_name);
     return;
   }
   const created = await tx.repository.create({
@@ -187,6 +197,6 @@ async function registerOne(tx: Tx, a: { repo: Repo; installationId: number; defa
 }
 
 async function disable(tx: Tx, repositoryId: string, reason: string, now: Date, actor: { userId: null; label: string }) {
-  await tx.repository.update({ where: { id: repositoryId }, data: { disabledAt: now, disabledReason: reason } });
+  await tx.repository.update({ where: { id: repositoryId }, data: { disabledAt: now, disabledReason: reason, disabledBy: "installation" } });
   await recordAudit(tx, { actor, action: "repository.disable", objectType: "Repository", objectId: repositoryId, repositoryId, detail: { reason } });
 }

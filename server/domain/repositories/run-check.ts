@@ -5,6 +5,7 @@ import { enqueue } from "@/server/queue/enqueue";
 import { recordAudit } from "../audit";
 import { auditActorOf, requireRepositoryRoleOf, type ConfigActor } from "./access";
 import { parseInput } from "./input";
+import { disabledProblem } from "./disabled";
 import { lockRows } from "./versioned";
 import { zRunCheckInput } from "./schemas";
 
@@ -14,7 +15,9 @@ import { zRunCheckInput } from "./schemas";
 // queue one run: the first request's audit entry is found under the repository's row lock.
 
 /** Why the local CI cannot run this repository's check, or null. */
-export function runCheckProblem(repo: Pick<Repository, "forge" | "checkCommand" | "fullName">): string | null {
+export function runCheckProblem(repo: Pick<Repository, "forge" | "checkCommand" | "fullName" | "disabledAt" | "disabledReason" | "disabledBy">): string | null {
+  const disabled = disabledProblem(repo, "running its check");
+  if (disabled) return disabled;
   if (repo.forge !== "local") return `${repo.fullName} is on ${repo.forge}: its checks run there, not in the local CI.`;
   if (!repo.checkCommand) return `${repo.fullName} has no check command for the local CI.`;
   return null;
@@ -35,7 +38,7 @@ export async function requestCheckRun(opts: { db: Db; actor: ConfigActor; reposi
     const branch = input.branch || repo.defaultBranch;
     if (earlier) return { repositoryId: repo.id, branch, queued: false };
     const problem = runCheckProblem(repo);
-    if (problem) throw new AppError("CONFLICT", problem, { reason: "cannot_run_check" });
+    if (problem) throw new AppError("CONFLICT", problem, { reason: repo.disabledAt ? "repository_disabled" : "cannot_run_check" });
     // Queued in the same transaction as the audit entry: both or neither.
     await enqueue(tx, "ci.run", { repositoryId: repo.id, branch }, { jobKey: `check:${input.requestId}`, maxAttempts: 1 });
     await recordAudit(tx, {

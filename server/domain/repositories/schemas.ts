@@ -92,3 +92,11 @@ export const zRunCheckInput = z.object({
     .max(200)
     .regex(/^$|^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]+$/, "A branch name"),
 });
+
+/** Disable or enable a repository (its admins): a disabled one dispatches nothing. */
+export const zSetRepositoryEnabledInput = z.object({
+  repositoryId: zId,
+  enabled: z.boolean(),
+  /** Why (shown on the repository and on its ignored deliveries); required to disable. */
+  reason: z.string().trim().max(300, "At most 300 characters").default(""),
+});

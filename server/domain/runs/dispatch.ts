@@ -2,10 +2,10 @@ import type { Db } from "@/server/db";
 import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit, type AuditActor } from "../audit";
+import { requireRepositoryEnabled } from "../repositories/disabled";
 import { enqueueDispatch } from "./attempts";
 import type { TaskKind } from "@/server/db/generated/enums";
 import { recordCauser } from "./causers";
-import { disabledRefusal } from "./dispatch-options";
 import { retaskSuggestion } from "./retask";
 import { lockRunOrThrow, queueAttempt, transitionRun } from "./transition";
 
@@ -23,8 +23,8 @@ export async function dispatchRun(opts: { db: Db; actor: AuditActor; runId: stri
     if (run.status !== "suggested") {
       throw new AppError("CONFLICT", `The run is ${run.status.replaceAll("_", " ")}; only a suggestion can be dispatched`, { reason: "cannot_dispatch" });
     }
-    const run0 = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: opts.runId }, select: { taskKind: true, repository: { select: { disabledAt: true, disabledReason: true } } } });
-    if (run0.repository.disabledAt) throw new AppError("CONFLICT", `${disabledRefusal(run0.repository.disabledReason)}.`, { reason: "repository_disabled" });
+    await requireRepositoryEnabled(tx, run.repositoryId, "dispatching its runs");
+    const run0 = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: opts.runId }, select: { taskKind: true } });
     const retasked = opts.taskKind && opts.taskKind !== run0.taskKind ? await retaskSuggestion(tx, { runId: opts.runId, taskKind: opts.taskKind }) : null;
     const reason = retasked
       ? `${opts.actor.label} dispatched the suggestion as a ${retasked.to.replace("_", " ")} run with stack ${retasked.stack.name} v${retasked.stack.version} (rule ${JSON.stringify(retasked.rule?.name ?? "")})`

@@ -7,6 +7,7 @@ import { recordAudit, type AuditActor } from "../audit";
 import { currentStackVersion } from "../stacks/current-version";
 import { contentDigest, digestOf } from "@/server/lib/digest";
 import { childBundle, createChildRun, parentSelect } from "./child-run";
+import { requireRepositoryEnabled } from "../repositories/disabled";
 import { canForkRun } from "./lifecycle";
 
 // Fork: a new run from this one's context with an edited prompt, another stack (a snapshot of
@@ -20,6 +21,7 @@ export async function forkRun(opts: { db: Db; actor: AuditActor; runId: string; 
   return transaction(opts.db, "forkRun", async (tx) => {
     const parent = await tx.agentDispatchRun.findUnique({ where: { id: opts.runId }, select: parentSelect });
     if (!parent) throw new AppError("NOT_FOUND", "No such run.");
+    await requireRepositoryEnabled(tx, parent.repositoryId, "forking its runs");
     // The prompt the dialog sends back unchanged is no edit; the run's own stack is no other stack.
     const edited = opts.prompt?.trim() && opts.prompt !== parent.prompt ? opts.prompt : undefined;
     const otherStack = opts.stackId && opts.stackId !== parent.stackId ? opts.stackId : undefined;

@@ -4,6 +4,7 @@ import { AppError } from "@/server/errors";
 import { recordAudit, type AuditActor } from "../audit";
 import { truncateText } from "../events/catalogue";
 import { createChildRun, type ParentRun, parentSelect } from "./child-run";
+import { requireRepositoryEnabled } from "../repositories/disabled";
 import { canResumeRun } from "./lifecycle";
 import { lockRun } from "./transition";
 
@@ -41,6 +42,7 @@ export async function resumeRun(opts: { db: Db; actor: AuditActor; runId: string
     await lockRun(tx, opts.runId);
     const parent = await tx.agentDispatchRun.findUnique({ where: { id: opts.runId }, select: parentSelect });
     if (!parent) throw new AppError("NOT_FOUND", "No such run.");
+    await requireRepositoryEnabled(tx, parent.repositoryId, "resuming its runs");
     const verdict = canResumeRun(parent.status);
     if (!verdict.ok) throw new AppError("CONFLICT", verdict.reason, { reason: "cannot_resume" });
     const prompt = await continuationPrompt(tx, parent, opts.actor, opts.instructions);

@@ -7,6 +7,7 @@ import { enqueueDispatch, maxRetriesOf } from "./attempts";
 import { recordCauser } from "./causers";
 import { canRetryRun } from "./lifecycle";
 import { lockRunOrThrow, queueAttempt, transitionAttempt, transitionRun } from "./transition";
+import { requireRepositoryEnabled } from "../repositories/disabled";
 
 // Retry: a new attempt of the same run (failed, cancelled or escalated), within the stack's
 // retry bound. The run goes back to queued; the new attempt gets the next fencing token, so
@@ -16,6 +17,7 @@ export async function retryRun(opts: { db: Db; actor: AuditActor; runId: string;
   const now = opts.now ?? new Date();
   return transaction(opts.db, "retryRun", async (tx) => {
     const run = await lockRunOrThrow(tx, opts.runId);
+    await requireRepositoryEnabled(tx, run.repositoryId, "a new attempt");
     const [attempts, snapshot] = await Promise.all([
       tx.dispatchAttempt.count({ where: { runId: opts.runId } }),
       tx.agentDispatchRun.findUniqueOrThrow({ where: { id: opts.runId }, select: { stackSnapshot: true } }),

@@ -18,6 +18,7 @@ import { enqueue } from "@/server/queue/enqueue";
 import { deriveTriageFacts } from "./facts";
 import { loadTriageHistory, loadTriageSubject } from "./history";
 import { notifyOwner } from "./notify-owner";
+import type { DropLedger } from "@/server/domain/evaluation/drops";
 
 export type TriageRow = Prisma.TriageDecisionGetPayload<object>;
 
@@ -167,16 +168,12 @@ export async function triageFailedCheck(opts: {
 }
 
 /** rerun_once holds the trigger rules' agents back: each candidate is recorded as a drop. */
-export async function holdCandidates(tx: Tx, outcome: TriageOutcome, candidates: readonly Candidate[], deliveryId: string): Promise<void> {
+export async function holdCandidates(drops: DropLedger, outcome: TriageOutcome, candidates: readonly Candidate[]): Promise<void> {
   if (candidates.length === 0) return;
-  await tx.triggerDrop.createMany({
-    data: candidates.map((c) => ({
-      dedupeKey: c.dedupeKey,
-      ruleId: c.ruleId,
-      deliveryId,
-      reason: `held by triage: ${outcome.triage.disposition} — ${outcome.triage.actionDetail}`.slice(0, 2000),
-    })),
-  });
+  await drops.record(
+    "held",
+    candidates.map((c) => ({ dedupeKey: c.dedupeKey, ruleId: c.ruleId, reason: `held by triage: ${outcome.triage.disposition} — ${outcome.triage.actionDetail}`.slice(0, 2000) })),
+  );
 }
 
 /** Links the triage decision to the first run the delivery created, so the run view shows it. */

@@ -11,7 +11,9 @@ import { cleanText } from "@/server/lib/text-boundary";
 import type { FailedCheckEvent } from "@/server/domain/ci-events/ci-event";
 import { ingestCiEvent } from "@/server/domain/ingest/delivery/ingest-ci-event";
 import { failureSignature } from "@/server/domain/ci-events/failure/failure-signature";
+import { refuseIfDisabled } from "@/server/domain/repositories/disabled";
 import { AppError } from "@/server/errors";
+import { placeLocalCommit } from "./commit-origin";
 import { bareRepoPath, checkoutAt, resolveRevision } from "./repositories";
 
 // The local CI: runs a repository's check command in a clean checkout (a temporary clone at the
@@ -112,10 +114,15 @@ export async function runLocalCheck(opts: LocalCheckOptions): Promise<LocalCheck
   if (!repo) throw new AppError("NOT_FOUND", "No such repository.");
   if (repo.forge !== "local") throw new AppError("BAD_REQUEST", `${repo.fullName} is not on the local forge`, { reason: "not_local_forge" });
   if (!repo.checkCommand) throw new AppError("BAD_REQUEST", `${repo.fullName} has no check command`, { reason: "no_check_command" });
+  refuseIfDisabled(repo, "running its check");
   const repoPath = bareRepoPath(opts.dataDir, repo.fullName);
-  const branch = opts.branch ?? repo.defaultBranch;
-  const sha = await resolveRevision(repoPath, opts.sha ?? branch);
-  if (!sha) throw new AppError("NOT_FOUND", `${opts.sha ?? branch} is not in ${repo.fullName}`, { reason: "unknown_revision" });
+  const asked = opts.branch ?? repo.defaultBranch;
+  const sha = await resolveRevision(repoPath, opts.sha ?? asked);
+  if (!sha) throw new AppError("NOT_FOUND", `${opts.sha ?? asked} is not in ${repo.fullName}`, { reason: "unknown_revision" });
+  // Where the commit comes from decides trust, not the branch name asked for: a fork's head
+  // checked "on main" is still a fork's head.
+  const place = await placeLocalCommit({ db: opts.db, repoPath, repositoryId: repo.id, sha, askedBranch: asked });
+  const branch = place.headBranch;
 
   const startedAt = now();
   const externalId = await nextExternalId(opts.db, repo.id);
@@ -191,8 +198,8 @@ export async function runLocalCheck(opts: LocalCheckOptions): Promise<LocalCheck
       headSha: sha,
       headBranch: branch,
       triggerEvent: opts.triggeredByRunId ? "rerun" : "push",
-      pullRequests: [],
-      isFork: false,
+      pullRequests: place.pullRequests,
+      isFork: place.isFork,
       workflowName: LOCAL_CI_WORKFLOW,
       jobName: LOCAL_CI_JOB,
       checkName,

@@ -4,8 +4,10 @@ import {
   zChangeMemberInput,
   zRemoveMemberInput,
   zRunCheckInput,
+  zSetRepositoryEnabledInput,
   zUpdateRepositoryPolicyInput,
 } from "@/server/domain/repositories/schemas";
+import { setRepositoryEnabled } from "@/server/domain/repositories/manage-service";
 import { requestCheckRun } from "@/server/domain/repositories/run-check";
 import { repositorySettings, settingsRepositories } from "@/server/domain/repositories/settings-presenter";
 import { updateRepositoryPolicy } from "@/server/domain/repositories/settings-service";
@@ -41,6 +43,12 @@ export const repositorySettingsRouter = router({
   removeMember: repositoryProcedure("admin")
     .input(zRemoveMemberInput)
     .mutation(({ ctx, input }) => removeMember({ db: ctx.db, actor: ctx.user, input })),
+
+  /** Its admins disable (with a reason) or enable it; a disabled repository dispatches nothing. */
+  setEnabled: repositoryProcedure("admin")
+    .input(zSetRepositoryEnabledInput)
+    .output(z.object({ id: z.string(), fullName: z.string(), disabled: z.boolean(), changed: z.boolean() }))
+    .mutation(({ ctx, input }) => setRepositoryEnabled({ db: ctx.db, actor: ctx.user, input, now: ctx.now() })),
 
   /** The local CI runs the repository's check (maintainers); a failure fires the trigger rules. */
   runCheck: repositoryProcedure("maintainer")
