@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useNow } from "@/components/ui/use-now";
 import { Badge } from "@/components/ui/badge";
-import { describeRunnerRef, formatDuration, formatUsd } from "@/components/ui/format";
+import { describeRunnerRef, formatCost, formatDuration } from "@/components/ui/format";
 import { plainTerminalText } from "@/components/transcript/ansi";
 import { Empty, Field, Names, Section } from "./section";
 import type { RunDetailView } from "./types";
@@ -64,7 +64,7 @@ export function DetailsPane({ run }: { run: RunDetailView }) {
                   )}
                   {a.exitReason && <Field label="Exit reason">{plainTerminalText(a.exitReason)}</Field>}
                   <Field label="Tokens">
-                    {(a.inputTokens + a.outputTokens).toLocaleString("en")} · {formatUsd(a.costUsd)}
+                    {(a.inputTokens + a.outputTokens).toLocaleString("en")} · {formatCost(a.costUsd, a.costUnknown)}
                   </Field>
                 </dl>
               </li>

@@ -3,7 +3,7 @@ import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
-import { formatUsd, shortSha, taskKindLabel } from "@/components/ui/format";
+import { formatCost, shortSha, taskKindLabel } from "@/components/ui/format";
 import { safeUrl } from "@/components/transcript/safe-url";
 import { OriginBadge } from "./origin-badge";
 import { ExternalLink } from "./section";
@@ -121,7 +121,7 @@ export function RunHeader({ run }: { run: RunDetailView }) {
         </Item>
         <Item label="Actor">{run.actor}</Item>
         <Item label="Cost">
-          {formatUsd(run.costUsd)} · {(run.inputTokens + run.outputTokens).toLocaleString("en")} tokens
+          {formatCost(run.costUsd, run.costUnknown)} · {(run.inputTokens + run.outputTokens).toLocaleString("en")} tokens
         </Item>
       </Card>
       {unsandboxed && (

@@ -6,7 +6,7 @@ import { useQueryStates } from "nuqs";
 import { useTRPC } from "@/components/providers/trpc";
 import { cn } from "@/components/ui/cn";
 import { FilterInput, FilterSelect } from "@/components/ui/filter-controls";
-import { formatUsd, shortSha, taskKindLabel } from "@/components/ui/format";
+import { formatCost, formatUsd, shortSha, taskKindLabel } from "@/components/ui/format";
 import { LoadMore } from "@/components/ui/load-more";
 import { Table, TableRow } from "@/components/ui/table";
 import { RelativeTime } from "@/components/ui/time";
@@ -110,7 +110,7 @@ export function RunsList() {
             <td className="hidden font-mono text-xs text-zinc-600 xl:table-cell dark:text-zinc-400">
               {run.headBranch ?? "—"} @ {shortSha(run.headSha)}
             </td>
-            <td className="hidden text-right tabular-nums md:table-cell">{formatUsd(run.costUsd)}</td>
+            <td className="hidden text-right tabular-nums md:table-cell">{run.costUnknown ? <span title={formatCost(run.costUsd, run.costUnknown)}>unknown</span> : formatUsd(run.costUsd)}</td>
             <td className="text-right text-xs text-zinc-600 dark:text-zinc-400">
               <RelativeTime date={run.createdAt} />
             </td>

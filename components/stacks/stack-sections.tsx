@@ -74,7 +74,7 @@ export function AdapterSection() {
         <div className="grid gap-4 sm:grid-cols-3">
           <TextField name="spec.adapter.apiKeySecret" label="API key secret" hint="Granted like any secret; the CLI gets it as ANTHROPIC_API_KEY." mono />
           <TextField name="spec.adapter.baseUrlConfigMap" label="Base URL config map (optional)" hint="A gateway's URL, as ANTHROPIC_BASE_URL; its host is allowed through the sandbox." mono />
-          <NumberField name="spec.adapter.maxTurns" label="Max turns" hint="--max-turns; the cost cap is --max-budget-usd." />
+          <NumberField name="spec.adapter.maxTurns" label="Max turns" hint="--max-turns; the cost cap (Limits) is enforced by Airlock's meter and --max-budget-usd." />
         </div>
       ) : (
         <div className="grid gap-4 sm:grid-cols-2">
@@ -198,7 +198,7 @@ export function LimitsSection() {
     <Section title="Limits">
       <div className="grid gap-3 sm:grid-cols-3">
         <NumberField name="spec.limits.wallClockMinutes" label="Wall clock (minutes)" />
-        <NumberField name="spec.limits.maxCostUsd" label="Cost cap (USD)" step="0.01" hint="Enforced for Claude Code stacks (the CLI stops at --max-budget-usd). Not enforced yet for command or scripted stacks." />
+        <NumberField name="spec.limits.maxCostUsd" label="Cost cap (USD)" step="0.01" hint="Per attempt. Airlock meters every agent that reports token usage (Claude Code, command stacks emitting cost events) against its price table and stops the session at the cap; Claude Code also gets --max-budget-usd. A model without a price cannot be metered: the run says its cost is unknown. A budget stop is never retried. 0 = no cap." />
         <NumberField name="spec.limits.maxRetries" label="Retries" />
       </div>
     </Section>

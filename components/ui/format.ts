@@ -70,6 +70,15 @@ export function formatUsd(n: number) {
   return n === 0 ? "$0" : n < 0.01 ? "<$0.01" : `$${n.toFixed(2)}`;
 }
 
+/**
+ * A cost as shown: the dollars, or "unknown" with the models Airlock has no price for (what is
+ * known so far follows as "at least"). Never a silent $0.
+ */
+export function formatCost(usd: number, unknown: string | null | undefined) {
+  if (!unknown) return formatUsd(usd);
+  return `unknown (no price for ${unknown}${usd > 0 ? `; at least ${formatUsd(usd)}` : ""})`;
+}
+
 export const taskKindLabel: Record<string, string> = {
   diagnose: "Diagnose",
   repair: "Repair",

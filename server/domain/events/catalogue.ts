@@ -166,8 +166,12 @@ export const zCostPayload = z.object({
   outputTokens: zCount,
   cacheReadTokens: zCount.optional(),
   cacheWriteTokens: zCount.optional(),
-  /** Absent while unknown (Claude Code reports dollars only at the end). */
+  /** Absent while unknown: a model without a price (see unpricedModel) and no figure from the agent. */
   usd: z.number().min(0).optional(),
+  /** Where usd comes from: the CLI's own total, Airlock's price table (an estimate), or the agent's event. */
+  usdBasis: z.enum(["cli", "price_table", "agent"]).optional(),
+  /** The model(s) Airlock has no price for, when usd is absent because of them. */
+  unpricedModel: z.string().max(200).optional(),
   model: z.string().max(200).optional(),
 });
 

@@ -144,22 +144,27 @@ export function finishAttempt(opts: {
   });
 }
 
-/** Cost events carry the attempt's cumulative totals: store them, and the run's sum over attempts. */
+/**
+ * Cost events carry the attempt's cumulative totals: store them, and the run's sum over attempts.
+ * Dollars the meter could not know (a model without a price) leave the figure as it was and say
+ * which model, on the attempt and the run, so a missing price never reads as $0.
+ */
 export async function recordAttemptCost(
   tx: Parameters<Parameters<typeof withFence>[3]>[0],
   fence: AttemptFence,
-  cost: { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number; usd?: number },
+  cost: { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number; usd?: number; unpricedModel?: string },
 ) {
   const inputTokens = cost.inputTokens + (cost.cacheReadTokens ?? 0) + (cost.cacheWriteTokens ?? 0);
+  const dollars = cost.usd !== undefined ? { costUsd: cost.usd.toFixed(6), costUnknown: null } : cost.unpricedModel !== undefined ? { costUnknown: cost.unpricedModel } : {};
   await tx.dispatchAttempt.update({
     where: { id: fence.attemptId },
-    data: { inputTokens, outputTokens: cost.outputTokens, ...(cost.usd !== undefined ? { costUsd: cost.usd.toFixed(6) } : {}) },
+    data: { inputTokens, outputTokens: cost.outputTokens, ...dollars },
   });
   await tx.$executeRaw`
     UPDATE "AgentDispatchRun" r SET
-      "inputTokens" = s."inputTokens", "outputTokens" = s."outputTokens", "costUsd" = s."costUsd"
+      "inputTokens" = s."inputTokens", "outputTokens" = s."outputTokens", "costUsd" = s."costUsd", "costUnknown" = s."costUnknown"
     FROM (SELECT coalesce(sum("inputTokens"), 0)::int AS "inputTokens", coalesce(sum("outputTokens"), 0)::int AS "outputTokens",
-                 coalesce(sum("costUsd"), 0) AS "costUsd"
+                 coalesce(sum("costUsd"), 0) AS "costUsd", string_agg(DISTINCT "costUnknown", ', ') AS "costUnknown"
           FROM "DispatchAttempt" WHERE "runId" = ${fence.runId}) s
     WHERE r."id" = ${fence.runId}`;
 }

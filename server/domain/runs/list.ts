@@ -54,6 +54,7 @@ const runListSelect = {
   updatedAt: true,
   finishedAt: true,
   costUsd: true,
+  costUnknown: true,
   stackSnapshot: true,
   repository: { select: { id: true, fullName: true } },
   pullRequest: { select: { number: true, title: true } },

@@ -93,17 +93,25 @@ describe("Claude Code stream-json parser: a diagnosis transcript", () => {
       outputTokens: 3,
       cacheReadTokens: 11890,
       cacheWriteTokens: 5210,
+      // Airlock's price table for Sonnet 4.5: $3 in, $15 out, $0.30 cache read, $3.75 cache write per Mtok.
+      usd: expect.closeTo((4 * 3 + 3 * 15 + 11890 * 0.3 + 5210 * 3.75) / 1e6, 10),
+      usdBasis: "price_table",
       model: "claude-sonnet-4-5-20250929",
     });
     // The second line of msg_01Qx7 updated its output tokens from 3 to 96.
     expect(costs[1]?.outputTokens).toBe(96 + 142);
-    expect(costs.slice(0, -1).every((c) => c.usd === undefined)).toBe(true);
+    // The running estimate only grows, message by message.
+    const running = costs.slice(0, -1).map((c) => c.usd!);
+    expect(running.every((usd, i) => i === 0 || usd >= running[i - 1]!)).toBe(true);
+    expect(costs.slice(0, -1).every((c) => c.usdBasis === "price_table")).toBe(true);
+    // The CLI's own total replaces the estimate.
     expect(costs.at(-1)).toEqual({
       inputTokens: 55,
       outputTokens: 889,
       cacheReadTokens: 109180,
       cacheWriteTokens: 11980,
       usd: 0.0841237,
+      usdBasis: "cli",
       model: "claude-sonnet-4-5-20250929",
     });
   });
@@ -248,6 +256,7 @@ describe("Claude Code stream-json parser: fidelity to the CLI's result", () => {
       cacheReadTokens: 1000,
       cacheWriteTokens: 50,
       usd: 0.42,
+      usdBasis: "cli",
       model: "claude-sonnet-4-5, claude-haiku-4-5",
     });
   });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type AgentEvent, eventPayloadLimits, truncateText } from "@/server/domain/events/catalogue";
 import { boundJson } from "@/server/lib/text-boundary";
+import { type Priced, priceUsage, sumPriced } from "./pricing";
 
 // Claude Code's `--output-format stream-json --verbose` transcript -> catalogue
 // events. One JSON message per line: system (init), assistant and user messages
@@ -132,7 +133,8 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
   const now = options.now ?? (() => new Date());
   const toolCalls = new Map<string, { startedAtMs: number }>();
   const subagents = new Map<string, { name: string; parentId: string | null }>();
-  const usageByMessage = new Map<string, Usage>();
+  // Each message's usage and the model that answered it (a subagent may use another model).
+  const usageByMessage = new Map<string, { usage: Usage; model: string | undefined }>();
   let sessionId: string | undefined;
   let model: string | undefined;
   let outcome: ClaudeOutcome | undefined;
@@ -178,26 +180,31 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
     return [...pendingCalls.keys()].flatMap((scope) => endCall(scope, atMs));
   }
 
-  function costFromUsage(usage: Usage, usd?: number): AgentEvent {
-    const cacheRead = usage.cache_read_input_tokens ?? 0;
-    const cacheWrite = usage.cache_creation_input_tokens ?? 0;
+  function costFromUsage(usage: Usage, priced: Priced, basis: "cli" | "price_table"): AgentEvent {
     return {
       type: "cost",
       payload: {
         // Uncached input only: the attempt's total adds the cache reads and writes (recordAttemptCost).
         inputTokens: usage.input_tokens ?? 0,
         outputTokens: usage.output_tokens ?? 0,
-        cacheReadTokens: cacheRead,
-        cacheWriteTokens: cacheWrite,
-        ...(usd !== undefined ? { usd } : {}),
+        cacheReadTokens: usage.cache_read_input_tokens ?? 0,
+        cacheWriteTokens: usage.cache_creation_input_tokens ?? 0,
+        ...(priced.kind === "priced" ? { usd: priced.usd, usdBasis: basis } : { unpricedModel: truncateText(priced.model ?? "an unnamed model", 200) }),
         ...(model ? { model } : {}),
       },
     };
   }
 
+  const tokensOf = (u: Usage) => ({
+    inputTokens: u.input_tokens ?? 0,
+    outputTokens: u.output_tokens ?? 0,
+    cacheReadTokens: u.cache_read_input_tokens ?? 0,
+    cacheWriteTokens: u.cache_creation_input_tokens ?? 0,
+  });
+
   function runningTotal(): Usage {
     const total = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
-    for (const u of usageByMessage.values()) {
+    for (const { usage: u } of usageByMessage.values()) {
       total.input_tokens += u.input_tokens ?? 0;
       total.output_tokens += u.output_tokens ?? 0;
       total.cache_read_input_tokens += u.cache_read_input_tokens ?? 0;
@@ -205,6 +212,9 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
     }
     return total;
   }
+
+  /** The running estimate: each message priced by the model that answered it. */
+  const runningCost = (): Priced => sumPriced([...usageByMessage.values()].map((m) => priceUsage(m.model ?? model, tokensOf(m.usage))));
 
   function system(msg: z.infer<typeof zSystem>): AgentEvent[] {
     sessionId = msg.session_id ?? sessionId;
@@ -288,8 +298,8 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
     // A message's usage repeats on every line of it; count each message once, latest usage wins.
     if (messageId && msg.message.usage) {
       const first = !usageByMessage.has(messageId);
-      usageByMessage.set(messageId, msg.message.usage);
-      if (first) events.push(costFromUsage(runningTotal()));
+      usageByMessage.set(messageId, { usage: msg.message.usage, model: msg.message.model ?? model });
+      if (first) events.push(costFromUsage(runningTotal(), runningCost(), "price_table"));
     }
     return events;
   }
@@ -370,7 +380,18 @@ export function createClaudeStreamParser(options: { now?: () => Date } = {}): Cl
     const usd = msg.total_cost_usd ?? (models.length > 0 && models.every(([, u]) => u.costUSD !== undefined) ? sum(models.map(([, u]) => u.costUSD)) : undefined);
     if (models.length > 1) model = models.map(([m]) => m).join(", ");
     if (usd !== undefined) outcome.usd = usd;
-    if (usage || usd !== undefined) events.push(costFromUsage(usage ?? {}, usd));
+    // The CLI's own dollars replace the estimate; without them, the estimate stands (per model).
+    const priced: Priced | undefined =
+      usd !== undefined
+        ? { kind: "priced", usd }
+        : models.length > 0
+          ? sumPriced(models.map(([m, u]) => priceUsage(m, { inputTokens: u.inputTokens ?? 0, outputTokens: u.outputTokens ?? 0, cacheReadTokens: u.cacheReadInputTokens ?? 0, cacheWriteTokens: u.cacheCreationInputTokens ?? 0 })))
+          : usage
+            ? usageByMessage.size > 0 && !msg.usage
+              ? runningCost()
+              : priceUsage(model, tokensOf(usage))
+            : undefined;
+    if (priced) events.push(costFromUsage(usage ?? {}, priced, usd !== undefined ? "cli" : "price_table"));
     if (isError) {
       const detail = [...errors, ...(msg.result ? [truncateText(msg.result, 2000)] : [])].join("\n");
       // A "success" flagged is_error is an API error the CLI gave up on: say so, not "success".

@@ -1,10 +1,12 @@
+import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
+import { runsAnywhere } from "@/server/execution/agents/testing/processes";
 import { installedClaudeBinary } from "@/server/execution/agents/claude-code/claude-code-adapter";
 import { type DoubleTurn, lastUserText, type MessagesApiDouble, type RecordedRequest, startMessagesApiDouble } from "@/server/execution/agents/testing/messages-api-double";
 import { getDb } from "@/server/db";
-import { zStackSpec } from "@/server/domain/stacks/spec";
+import { type StackSpec, zStackSpec } from "@/server/domain/stacks/spec";
 import { createUser } from "@/server/testing/factories";
 import { createExecRun, createLocalRepository, createPool, createStack, drain, testWorkerContext } from "@/server/queue/testing/fixtures";
 import { dispatchRunTask } from "@/server/queue/tasks/dispatch-run";
@@ -24,7 +26,7 @@ afterEach(async () => {
   delete process.env.AIRLOCK_CONFIG_ANTHROPIC_BASE_URL;
 });
 
-async function runStack(respond: (req: RecordedRequest) => DoubleTurn) {
+async function runStack(respond: (req: RecordedRequest) => DoubleTurn, patch: Partial<StackSpec> = {}) {
   api = await startMessagesApiDouble({ respond, host: hostAddress });
   process.env.AIRLOCK_SECRET_ANTHROPIC_API_KEY = "sk-ant-double-run-key";
   process.env.AIRLOCK_CONFIG_ANTHROPIC_BASE_URL = api.url;
@@ -39,6 +41,7 @@ async function runStack(respond: (req: RecordedRequest) => DoubleTurn) {
     tools: ["Read", "Edit"],
     promptTemplate: "Fix it",
     limits: { wallClockMinutes: 2, maxCostUsd: 5, maxRetries: 0 },
+    ...patch,
   });
   const stack = await createStack(spec);
   await getDb().secretGrant.create({ data: { secretName: "anthropic-api-key", stackId: stack.id, trustedPoolsOnly: false } });
@@ -83,5 +86,33 @@ describe.skipIf(!hostAddress || !existsSync(installedClaudeBinary()))("a claude-
     expect(after.attempts[0]).toMatchObject({ status: "failed" });
     expect(after.attempts[0]!.exitReason).toContain("the double refuses this run");
     expect(after.status).toBe("failed");
+  }, 120_000);
+
+  it("Airlock's meter stops the session at the cap from the assistant message's usage: process tree killed, the figures, no retry", async () => {
+    const marker = `airlock-budget-${randomUUID()}`;
+    const started = Date.now();
+    // 200,000 input tokens on Sonnet 4.5 is $0.60 by the price table, past the $0.50 cap; the
+    // same turn starts a Bash sleep, so the CLI's own budget check (after the tools) comes too late.
+    const { after, events } = await runStack(
+      (req) =>
+        !(req.body.tools ?? []).length
+          ? { blocks: [{ type: "text", text: "title" }] }
+          : lastUserText(req).includes("fix sum.js")
+            ? { blocks: [{ type: "tool_use", name: "Bash", input: { command: `sleep 300 # ${marker}` } }], stopReason: "tool_use", usage: { input_tokens: 200_000, output_tokens: 10 } }
+            : { blocks: [{ type: "text", text: "done" }] },
+      { tools: ["Bash"], limits: { wallClockMinutes: 2, maxCostUsd: 0.5, maxRetries: 2 } },
+    );
+    const attempt = after.attempts[0]!;
+    expect(attempt.status).toBe("failed");
+    expect(attempt.exitReason).toMatch(/^Cost cap reached: stopped at \$0\.6\d{3} of the \$0\.5000 cap \(Airlock's meter stopped the session, estimated from Airlock's price table\)$/);
+    expect(Number(attempt.costUsd)).toBeGreaterThanOrEqual(0.6);
+    expect(attempt.costUnknown).toBeNull();
+    // Stopped within the kill grace, not after the 300 s sleep; the sleep is gone with the CLI.
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(runsAnywhere(marker)).toBe(false);
+    // A budget stop fails the run; no automatic retry spends more, though the stack allows 2.
+    expect(after.attempts).toHaveLength(1);
+    expect(after.status).toBe("failed");
+    expect(events.some((e) => e.type === "log" && (e.payload as { text: string }).text.includes("The agent session is being stopped"))).toBe(true);
   }, 120_000);
 });

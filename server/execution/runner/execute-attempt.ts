@@ -18,6 +18,7 @@ import { guessArtifactKind, guessMediaType } from "@/server/execution/agents/art
 import { contentDigest } from "@/server/lib/digest";
 import { boundText } from "@/server/lib/text-boundary";
 import { buildAdapter, grantedEnvironment, sandboxFor } from "./adapters";
+import { createCostMeter } from "./cost-meter";
 import type { RunnerSettings } from "./settings";
 import type { AttemptRegistry, StopRequest } from "./attempt-registry";
 import { EventBatcher } from "./event-batcher";
@@ -165,9 +166,20 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
     // Backstop: an adapter enforces the wall clock itself; if it does not end, stop waiting.
     const backstop = setTimeout(() => live.cancel("wall-clock backstop"), wallClockMs + 60_000);
     const redactor = new TranscriptRedactor(secrets);
+    const meter = createCostMeter({ capUsd: stack.spec.limits.maxCostUsd });
     for await (const event of live.events) {
       if (event.type === "artifact_produced") await storeArtifact(event.payload.name);
-      else batcher.push(redactor.redact(event));
+      else if (event.type === "cost") {
+        const reading = meter.observe(event.payload);
+        batcher.push(redactor.redact({ type: "cost", payload: reading.payload }));
+        for (const note of reading.notes) batcher.push(note);
+        if (reading.over) {
+          // At the cap: the session (its whole process tree) is stopped, the attempt fails with the figures.
+          log(`${tag}: ${reading.over}`);
+          batcher.push({ type: "log", payload: { stream: "system", text: `${reading.over}. The agent session is being stopped.` } });
+          live.cancel(reading.over);
+        }
+      } else batcher.push(redactor.redact(event));
     }
     const masked = redactor.masked;
     const exit = await live.exit;
@@ -199,7 +211,15 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
       return await ended("released");
     }
     // A run never reaches approval (or success) with a gap in its transcript or a lost artifact.
-    const end = writeLoss !== null ? { status: "failed" as const, reason: `${writeLoss} (${batcher.lost} event${batcher.lost === 1 ? "" : "s"} lost in all)` } : { status: exit.status, reason: exit.reason };
+    // A budget stop (Airlock's, or the agent's own at the cap) fails the attempt, which is never
+    // retried automatically; a person's cancel that came first stays a cancel.
+    const atCap = stop?.kind === "cancel" ? undefined : exit.status === "failed" || meter.stopped ? meter.endedAtCap() : undefined;
+    const end =
+      writeLoss !== null
+        ? { status: "failed" as const, reason: `${writeLoss} (${batcher.lost} event${batcher.lost === 1 ? "" : "s"} lost in all)` }
+        : atCap
+          ? { status: "failed" as const, reason: exit.status === "failed" && !meter.stopped ? `${atCap}: ${exit.reason}` : atCap }
+          : { status: exit.status, reason: exit.reason };
     const result = await finishAttempt({
       db,
       fence,

@@ -5,7 +5,8 @@ import type { StackSpec } from "@/server/domain/stacks/spec";
 // attempt's transcript and the process all show and run the same thing.
 //
 // - model -> --model; limits -> --max-turns and --max-budget-usd (the CLI's own stop, which
-//   ends the session with error_max_budget_usd);
+//   ends the session with error_max_budget_usd; Airlock's meter, runner/cost-meter.ts, holds the
+//   attempt to the same cap from each message's usage);
 // - tools -> --tools (the built-in tools that exist at all) and the generated settings'
 //   permissions.allow (what runs without asking); the permission mode is dontAsk, so anything
 //   else is refused, never asked: the stack's approval mode governs Airlock's write-backs, and a
