@@ -16,6 +16,8 @@ const config: KnipConfig = {
     "e2e/loop/serve.mjs",
     // Agents the command adapter's tests spawn by path.
     "server/execution/agents/fixtures/*.mjs",
+    // MCP servers the health probe's tests start by path.
+    "server/execution/agents/claude-code/fixtures/mcp-health/*.mjs",
     // Run by hand: writes public/'s icons.
     "scripts/icons.mjs",
   ],

@@ -1,7 +1,6 @@
 import type { Prisma, Tx } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { type AuditActor, recordAudit } from "../audit";
-import { appendRunEvents } from "../events/append";
 import type { RunEventInput } from "../events/catalogue";
 import type { AdmissionDecision } from "../pools/admission";
 import { decide } from "../policy/decide";
@@ -257,7 +256,3 @@ export async function markLaunched(tx: Tx, opts: { approvalId: string; runId: st
   });
 }
 
-/** Appends the claim's events when a held attempt has nothing else to write. */
-export async function flushEvents(tx: Tx, runId: string, attemptId: string, events: RunEventInput[]) {
-  if (events.length > 0) await appendRunEvents({ db: tx, runId, attemptId, events: events.splice(0) });
-}
