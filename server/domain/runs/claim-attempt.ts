@@ -7,7 +7,8 @@ import { recordCiObservation } from "../fixloop/observe";
 import type { RunEventInput } from "../events/catalogue";
 import { admissionEventPayload, type AdmissionDecision } from "../pools/admission";
 import { loadCurrentPolicy } from "../policy/decide";
-import { admissionFor, loadAdmissionInputs, loadPools, planAdmission, storeAdmissionDecisions, storedAdmission } from "./admit-attempt";
+import { admissionFor, loadAdmissionInputs, loadPools, planAdmission, stackSpecOf, storeAdmissionDecisions, storedAdmission } from "./admit-attempt";
+import { checkDailyCostCap, reserveDailyCost } from "./daily-cost-cap";
 import type { AttemptFence } from "./attempt-fence";
 import { isTerminalRun } from "./lifecycle";
 import { lockRun, queueAttempt, startAttemptInPool, transitionAttempt, transitionRun } from "./transition";
@@ -187,6 +188,19 @@ export async function claimNextAttempt(opts: {
     const chosen = decision.pool;
     if (!chosen) return { kind: "refused", reason: decision.refusal ?? "no pool" };
 
+    // The repository's daily cost cap: checked and reserved under its lock, before the pool's
+    // (every claimer takes them in this order), so concurrent claims cannot both pass it.
+    const spec = stackSpecOf(run.stackSnapshot)?.spec;
+    const daily = spec ? await checkDailyCostCap(tx, { repositoryId: run.repositoryId, attemptId: attempt.id, spec, now: now() }) : ({ kind: "none" } as const);
+    if (daily.kind === "refused") {
+      const at = now();
+      const reason = `refused by the daily cost cap: ${daily.reason}`;
+      events.push({ type: "log", payload: { stream: "system", text: `Attempt ${attempt.number} ${reason}.` } });
+      await transitionAttempt(tx, { runId: run.id, attempt: { id: attempt.id, number: attempt.number, status: "queued" }, to: "failed", reason, now: at, events });
+      await transitionRun(tx, { runId: run.id, from: "queued", to: "failed", reason: `attempt ${attempt.number} ${reason}`, now: at, attemptId: attempt.id, before: events });
+      return { kind: "refused", reason: daily.reason };
+    }
+
     // FOR NO KEY UPDATE: serialises claimers of this pool, yet does not conflict with the key-share
     // locks that foreign keys to the pool take (attempt/run rows naming it), which would deadlock.
     const [pool] = await tx.$queryRaw<{ concurrency: number }[]>`
@@ -208,6 +222,7 @@ export async function claimNextAttempt(opts: {
       now: at,
     });
     if (!slot.claimed) return flushWaiting(`pool ${chosen.name} is at its concurrency (${slot.busy} of ${pool.concurrency})`);
+    if (daily.kind === "ok") await reserveDailyCost(tx, { attemptId: attempt.id, reserveUsd: daily.reserveUsd, now: at });
     events.push(
       { type: "queue", payload: { phase: "dequeued", attemptNumber: attempt.number, poolName: chosen.name, waitMs: Math.max(0, at.getTime() - attempt.queuedAt.getTime()) } },
       slot.event,
