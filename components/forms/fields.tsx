@@ -67,7 +67,8 @@ export function TextField({ name, label, hint, className, disabled, type = "text
   );
 }
 
-export function NumberField({ name, label, hint, className, disabled, step }: BaseProps & { step?: string }) {
+/** `nullable`: an empty field is null (none), not NaN. */
+export function NumberField({ name, label, hint, className, disabled, step, nullable }: BaseProps & { step?: string; nullable?: boolean }) {
   const id = useId();
   const { register } = useFormContext();
   const error = useFieldError(name);
@@ -81,7 +82,7 @@ export function NumberField({ name, label, hint, className, disabled, step }: Ba
         aria-invalid={error ? true : undefined}
         aria-describedby={describedBy(id, hint, error)}
         className={inputClass}
-        {...register(name, { valueAsNumber: true })}
+        {...register(name, nullable ? { setValueAs: (v: unknown) => (v === "" || v === null || v === undefined ? null : Number(v)) } : { valueAsNumber: true })}
       />
     </FieldShell>
   );

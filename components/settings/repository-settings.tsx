@@ -115,6 +115,15 @@ function PolicyForm({ repositoryId, version, policy, canEdit }: { repositoryId: 
               <NumberField name="maxFixAttempts" label="Max fix attempts" hint="Fix runs per pull request before a person is asked." />
             </div>
             <div className="grid gap-3 sm:grid-cols-3">
+              <NumberField
+                name="dailyCostCapUsd"
+                label="Daily cost cap (USD)"
+                step="0.01"
+                nullable
+                hint="What this repository's agent attempts may spend per UTC day (from 00:00 UTC). Each attempt reserves its stack's cost cap when it is claimed; one that would pass the daily cap is refused with the figures. Empty: no daily cap."
+              />
+            </div>
+            <div className="grid gap-3 sm:grid-cols-3">
               <TextField name="agentReadyLabel" label="Ready-for-agent label" hint="A pull request agents may keep fixing carries it." mono />
               <TextField name="humanReadyLabel" label="Ready-for-human label" hint="Escalation swaps the agent label for this one." mono />
             </div>

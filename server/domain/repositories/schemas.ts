@@ -40,6 +40,16 @@ const repositoryPolicyShape = {
     .regex(/^@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/, "An @handle: letters, digits and dashes"),
   dispatchLabel: zLabelName,
   maxFixAttempts: z.int("A whole number").min(0, "At least 0").max(10, "At most 10"),
+  /**
+   * What the repository's attempts may spend in one UTC day, in US dollars (null: no daily cap).
+   * Each claim reserves its stack's cost cap against it (server/domain/runs/daily-cost-cap.ts).
+   */
+  dailyCostCapUsd: z
+    .number("A number of dollars, or empty for none")
+    .min(0.01, "At least $0.01 (empty: no daily cap)")
+    .max(100_000, "At most $100,000")
+    .refine((v) => Math.abs(Math.round(v * 100) - v * 100) < 1e-6, "Whole cents")
+    .nullable(),
   /** The fix-forward loop's escalation flips a PR from this label... */
   agentReadyLabel: zLabelName,
   /** ...to this one, and "re-open for agents" flips it back. */

@@ -9,7 +9,7 @@ import { changedFields, lockRows, staleVersionError } from "./versioned";
 
 // A repository's policy, changed by its admins (or an Airlock admin): auto-run on failed checks,
 // bot comments, the two-person rule, write-back exceptions, the bot handle, the dispatch label,
-// the fix-attempt bound and the two labels the fix-forward loop's escalation flips. One audit entry records the changed fields; every write-back exception
+// the fix-attempt bound, the daily cost cap and the two labels the fix-forward loop's escalation flips. One audit entry records the changed fields; every write-back exception
 // granted or revoked gets its own entry as well, since each widens or narrows what runs unattended.
 
 export const POLICY_FIELDS = [
@@ -20,12 +20,15 @@ export const POLICY_FIELDS = [
   "botHandle",
   "dispatchLabel",
   "maxFixAttempts",
+  "dailyCostCapUsd",
   "agentReadyLabel",
   "humanReadyLabel",
 ] as const satisfies readonly (keyof RepositoryPolicy & keyof Repository)[];
 
 export const policyOf = (repo: Repository): RepositoryPolicy =>
-  Object.fromEntries(POLICY_FIELDS.map((f) => [f, repo[f]])) as RepositoryPolicy;
+  Object.fromEntries(
+    POLICY_FIELDS.map((f) => [f, f === "dailyCostCapUsd" ? (repo.dailyCostCapUsd === null ? null : Number(repo.dailyCostCapUsd)) : repo[f]]),
+  ) as RepositoryPolicy;
 
 export async function updateRepositoryPolicy(opts: { db: Db; actor: ConfigActor; input: unknown }) {
   const { repositoryId, expectedVersion, ...values } = parseInput(zUpdateRepositoryPolicyInput, opts.input);
@@ -70,6 +73,7 @@ export async function updateRepositoryPolicy(opts: { db: Db; actor: ConfigActor;
         await recordAudit(tx, { actor, action, objectType: "Repository", objectId: repo.id, repositoryId: repo.id, detail: { kind, version } });
       }
     }
-    return updated;
+    // Dollars as a number, as the form holds them (a Prisma Decimal does not cross the API).
+    return { ...updated, dailyCostCapUsd: updated.dailyCostCapUsd === null ? null : Number(updated.dailyCostCapUsd) };
   });
 }

@@ -9,6 +9,7 @@ import { admissionEventPayload, type AdmissionDecision } from "../pools/admissio
 import { loadCurrentPolicy } from "../policy/decide";
 import { currentLaunch, gatePrivilegedLaunch, markLaunched } from "../approvals/privileged-capability";
 import { admissionFor, loadAdmissionInputs, loadPools, planAdmission, stackSpecOf, storeAdmissionDecisions, storedAdmission } from "./admit-attempt";
+import { checkDailyCostCap, reserveDailyCost } from "./daily-cost-cap";
 import { launchChanges, privilegedCapabilities } from "./privileged-launch";
 import type { AttemptFence } from "./attempt-fence";
 import { isTerminalRun } from "./lifecycle";
@@ -199,6 +200,19 @@ export async function claimNextAttempt(opts: {
     const chosen = decision.pool;
     if (!chosen) return { kind: "refused", reason: decision.refusal ?? "no pool" };
 
+    // The repository's daily cost cap: checked and reserved under its lock, before the pool's
+    // (every claimer takes them in this order), so concurrent claims cannot both pass it.
+    const spec = stackSpecOf(run.stackSnapshot)?.spec;
+    const daily = spec ? await checkDailyCostCap(tx, { repositoryId: run.repositoryId, attemptId: attempt.id, spec, now: now() }) : ({ kind: "none" } as const);
+    if (daily.kind === "refused") {
+      const at = now();
+      const reason = `refused by the daily cost cap: ${daily.reason}`;
+      events.push({ type: "log", payload: { stream: "system", text: `Attempt ${attempt.number} ${reason}.` } });
+      await transitionAttempt(tx, { runId: run.id, attempt: { id: attempt.id, number: attempt.number, status: "queued" }, to: "failed", reason, now: at, events });
+      await transitionRun(tx, { runId: run.id, from: "queued", to: "failed", reason: `attempt ${attempt.number} ${reason}`, now: at, attemptId: attempt.id, before: events });
+      return { kind: "refused", reason: daily.reason };
+    }
+
     // Privileged capabilities wait for a person (or a change-gate exception) before anything launches.
     let launchApproval: string | null = null;
     if (privileged(decision)) {
@@ -230,6 +244,7 @@ export async function claimNextAttempt(opts: {
       now: at,
     });
     if (!slot.claimed) return flushWaiting(`pool ${chosen.name} is at its concurrency (${slot.busy} of ${pool.concurrency})`);
+    if (daily.kind === "ok") await reserveDailyCost(tx, { attemptId: attempt.id, reserveUsd: daily.reserveUsd, now: at });
     events.push(
       { type: "queue", payload: { phase: "dequeued", attemptNumber: attempt.number, poolName: chosen.name, waitMs: Math.max(0, at.getTime() - attempt.queuedAt.getTime()) } },
       slot.event,
