@@ -37,7 +37,7 @@ export function PrivilegedLaunchView({ launch }: { launch: PresentedLaunch }) {
         <Field label="ConfigMaps">{list(r.configMaps)}</Field>
         <Field label="Network">{`${r.network.mode}${r.network.mode === "open" ? " (any host but this machine)" : `; hosts: ${list(r.network.hosts)}`}`}</Field>
         <Field label="Tools">{list(r.stack.tools)}</Field>
-        <Field label="MCP servers">{list(r.stack.mcpServers.map((m) => `${m.name}: ${m.transport} ${m.target}${m.privileged ? " (privileged)" : ""}; secrets ${list(m.secrets)}; config maps ${list(m.configMaps)}`))}</Field>
+        <Field label="MCP servers">{list(r.stack.mcpServers.map((m) => `${m.name}: ${m.transport} ${m.target}${m.privileged ? " (privileged)" : ""}${m.required === false ? " (optional: left out if its health check fails)" : ""}; secrets ${list(m.secrets)}; config maps ${list(m.configMaps)}`))}</Field>
         <Field label="Skills">{list(r.stack.skills)}</Field>
         <Field label="Subagents">{list(r.stack.subagents.map((s) => `${s.name} (${s.role}; tools ${list(s.tools)})`))}</Field>
         <Field label="Context labels">{list(r.contextLabels)}</Field>

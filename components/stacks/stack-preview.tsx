@@ -165,6 +165,11 @@ function PreviewResult({ data }: { data: Preview }) {
                 <li key={s.name} className="font-mono break-all">
                   {s.name} ({s.transport}) {s.target}
                   {s.privileged && <Badge tone="warning" className="ml-1">privileged</Badge>}
+                  {s.required === false ? (
+                    <Badge tone="neutral" className="ml-1" title="Checked before each launch; if it fails, the run goes on without it">optional</Badge>
+                  ) : (
+                    <Badge tone="info" className="ml-1" title="Checked before each launch; if it fails, the launch is refused">required</Badge>
+                  )}
                   {(s.secrets ?? []).length + (s.configMaps ?? []).length > 0 && <span className="text-zinc-500"> · needs {[...(s.secrets ?? []), ...(s.configMaps ?? [])].join(", ")}</span>}
                 </li>
               ))}

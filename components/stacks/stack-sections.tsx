@@ -152,7 +152,14 @@ export function McpServersSection() {
               <StringListField name={`spec.mcpServers.${i}.configMaps`} label="ConfigMaps it needs" itemLabel="ConfigMap" addLabel="Add ConfigMap" mono />
             </div>
             <div className="flex items-center justify-between">
-              <CheckboxField name={`spec.mcpServers.${i}.privileged`} label="Privileged" hint="Using it always waits for an approval." />
+              <div className="flex flex-wrap gap-4">
+                <CheckboxField name={`spec.mcpServers.${i}.privileged`} label="Privileged" hint="Using it always waits for an approval." />
+                <CheckboxField
+                  name={`spec.mcpServers.${i}.required`}
+                  label="Required"
+                  hint="Claude Code stacks on local pools: checked before each launch (initialize, then tools/list). A required server that fails refuses the launch; an optional one is reported and left out of the agent's MCP config. Kubernetes pools are not checked yet."
+                />
+              </div>
               <Button type="button" size="sm" variant="ghost" onClick={() => remove(i)}>
                 Remove MCP server {i + 1}
               </Button>
@@ -160,7 +167,7 @@ export function McpServersSection() {
           </fieldset>
         );
       })}
-      <Button type="button" size="sm" onClick={() => append({ name: "", transport: "http", target: "", secrets: [], configMaps: [], privileged: false })}>
+      <Button type="button" size="sm" onClick={() => append({ name: "", transport: "http", target: "", secrets: [], configMaps: [], privileged: false, required: true })}>
         Add MCP server
       </Button>
     </Section>

@@ -325,6 +325,13 @@ function EventBody({ row, runId, expanded, collapsed, query, onToggle, onToggleS
         "muted",
       );
     }
+    case "mcp_health": {
+      // Written by the worker before launch (an agent cannot emit it): one MCP server's check.
+      const name = clip(s(p.server), 80);
+      if (p.ok === true) return summaryLine("mcp", `${name} answered: ${n(p.toolCount) ?? 0} tools, in ${formatDuration(n(p.durationMs) ?? 0)}`, "muted");
+      const what = s(p.outcome) === "refused_launch" ? "required, so the launch is refused" : "optional, so it is left out of the agent's MCP config";
+      return summaryLine("mcp", `${name} failed its health check (${clip(s(p.reason), 300)}): ${what}`, s(p.outcome) === "refused_launch" ? "danger" : "warning");
+    }
     case "heartbeat":
       return <span className="text-xs text-zinc-400">heartbeat</span>;
     case "queue":

@@ -25,6 +25,7 @@ export const transcriptEventTypes = [
   "admission",
   "context_attached",
   "sandbox",
+  "mcp_health",
 ] as const;
 
 /** Events after which the run's header and panes are out of date. */

@@ -32,7 +32,7 @@ export function stackSpec(overrides: Partial<StackSpec> = {}): StackSpec {
     model: "claude-sonnet-4-5",
     adapter: { kind: "command", command: ["claude", "-p", "--output-format", "stream-json"], env: ["ANTHROPIC_API_KEY"], outputFormat: "claude-stream-json" },
     tools: ["Read", "Grep"],
-    mcpServers: [{ name: "ci-history", transport: "http", target: "https://mcp.example.test/ci", secrets: [], configMaps: ["ci-endpoints"], privileged: false }],
+    mcpServers: [{ name: "ci-history", transport: "http", target: "https://mcp.example.test/ci", secrets: [], configMaps: ["ci-endpoints"], privileged: false, required: true }],
     skills: ["ci-log-reading"],
     subagents: [{ name: "diagnoser", role: "Finds the root cause.", tools: ["Read"] }],
     approvalMode: "always",

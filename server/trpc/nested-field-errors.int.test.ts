@@ -18,7 +18,7 @@ beforeAll(async () => {
   await createRepository({ members: [[maintainer, "maintainer"]] });
 });
 
-const mcp = (name: string, target: string) => ({ name, transport: "http" as const, target, secrets: [], configMaps: [], privileged: false });
+const mcp = (name: string, target: string) => ({ name, transport: "http" as const, target, secrets: [], configMaps: [], privileged: false, required: true });
 
 function badThirdServer() {
   return stackInput({ spec: { mcpServers: [mcp("sentry", "https://mcp.sentry.dev/mcp"), mcp("ci", "https://ci.example/mcp"), mcp("docs", "ftp://docs.example")] } });

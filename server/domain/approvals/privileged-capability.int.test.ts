@@ -19,7 +19,7 @@ const privilegedSpec = (patch: Partial<StackSpec> = {}) =>
     tools: ["Read", "Bash(npm test:*)"],
     skills: ["triage-notes"],
     subagents: [{ name: "reviewer", role: "Reviews the patch before it is proposed", tools: ["Read"] }],
-    mcpServers: [{ name: "gh", transport: "http", target: "https://api.github.test/mcp", secrets: ["gh-token"], configMaps: ["gh-config"], privileged: false }],
+    mcpServers: [{ name: "gh", transport: "http", target: "https://api.github.test/mcp", secrets: ["gh-token"], configMaps: ["gh-config"], privileged: false, required: true }],
     ...patch,
   });
 
@@ -73,7 +73,7 @@ describe("privileged capabilities wait for a person", () => {
         model: "local/scripted",
         adapter: "scripted",
         tools: ["Read", "Bash(npm test:*)"],
-        mcpServers: [{ name: "gh", transport: "http", target: "https://api.github.test/mcp", secrets: ["gh-token"], configMaps: ["gh-config"], privileged: false }],
+        mcpServers: [{ name: "gh", transport: "http", target: "https://api.github.test/mcp", secrets: ["gh-token"], configMaps: ["gh-config"], privileged: false, required: true }],
         skills: ["triage-notes"],
         subagents: [{ name: "reviewer", role: "Reviews the patch before it is proposed", tools: ["Read"] }],
       }),
@@ -181,7 +181,7 @@ describe("privileged capabilities wait for a person", () => {
   });
 
   it("a privileged MCP server and open network wait for a person too", async () => {
-    const spec = privilegedSpec({ adapter: { kind: "command", command: ["true"], env: [], outputFormat: "auto" }, mcpServers: [{ name: "prod-db", transport: "stdio", target: "prod-db-mcp --read-only", secrets: [], configMaps: [], privileged: true }] });
+    const spec = privilegedSpec({ adapter: { kind: "command", command: ["true"], env: [], outputFormat: "auto" }, mcpServers: [{ name: "prod-db", transport: "stdio", target: "prod-db-mcp --read-only", secrets: [], configMaps: [], privileged: true, required: true }] });
     const { run } = await setup({ spec, networkMode: "open" });
     const r = await run();
     expect(await claim(r.id, { available: true, reason: null })).toMatchObject({ kind: "awaiting_approval" });
@@ -208,7 +208,7 @@ describe("privileged capabilities wait for a person", () => {
     expect(result).toMatchObject({ kind: "started", admission: { secretsGranted: [], pool: { id: untrusted.id } } });
     expect(await approvalsOf(fork.id)).toHaveLength(0);
 
-    const spec = privilegedSpec({ mcpServers: [{ name: "prod-db", transport: "stdio", target: "prod-db-mcp", secrets: [], configMaps: [], privileged: true }] });
+    const spec = privilegedSpec({ mcpServers: [{ name: "prod-db", transport: "stdio", target: "prod-db-mcp", secrets: [], configMaps: [], privileged: true, required: true }] });
     const other = await setup({ spec });
     const forkMcp = await other.run({ isFork: true });
     expect(await claim(forkMcp.id)).toMatchObject({ kind: "refused", reason: expect.stringMatching(/untrusted code never gets a privileged MCP server: prod-db/) });

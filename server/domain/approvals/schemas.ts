@@ -57,7 +57,8 @@ export const zLaunchRecord = z.object({
     adapter: z.string().max(50),
     tools: z.array(z.string().max(200)).max(100),
     mcpServers: z
-      .array(z.object({ name: z.string().max(80), transport: z.string().max(10), target: z.string().max(500), secrets: z.array(z.string().max(80)).max(32), configMaps: z.array(z.string().max(80)).max(32), privileged: z.boolean() }))
+      // `required`: absent on records made before MCP health checks (every server was then used as is).
+      .array(z.object({ name: z.string().max(80), transport: z.string().max(10), target: z.string().max(500), secrets: z.array(z.string().max(80)).max(32), configMaps: z.array(z.string().max(80)).max(32), privileged: z.boolean(), required: z.boolean().optional() }))
       .max(32),
     skills: z.array(z.string().max(80)).max(100),
     subagents: z.array(z.object({ name: z.string().max(80), role: z.string().max(500), tools: z.array(z.string().max(200)).max(100) })).max(32),

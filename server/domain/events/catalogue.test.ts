@@ -35,6 +35,7 @@ const samples: { [T in RunEventType]: Extract<RunEventInput, { type: T }>["paylo
   cost: { inputTokens: 1000, outputTokens: 200, usd: 0.01 },
   model_call: { messageId: "msg_1", model: "claude-sonnet-4-5", inputTokens: 10, outputTokens: 20, cacheReadTokens: 300, cacheWriteTokens: 0, startedAt: "2026-03-01T10:00:00.000Z", durationMs: 1500 },
   log: { stream: "stderr", text: "warning" },
+  mcp_health: { server: "sentry", transport: "http", required: true, ok: false, reason: "timed out after 10 s", durationMs: 10_000, outcome: "refused_launch" },
   sandbox: { phase: "blocked", host: "example.com", port: 443, at, reason: "not in the allowlist" },
   approval_requested: {
     approvalId: "a1",
@@ -67,7 +68,7 @@ const samples: { [T in RunEventType]: Extract<RunEventInput, { type: T }>["paylo
 describe("event catalogue", () => {
   it("has a sample for every type, and every sample validates", () => {
     expect(Object.keys(samples).sort()).toEqual([...runEventTypes].sort());
-    expect(runEventTypes).toHaveLength(23);
+    expect(runEventTypes).toHaveLength(24);
     for (const [type, payload] of Object.entries(samples)) {
       const result = safeValidateRunEvent({ type, payload });
       expect(result, type).toMatchObject({ ok: true });

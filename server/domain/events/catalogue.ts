@@ -253,6 +253,25 @@ export const zAdmissionPayload = z.object({
   summary: z.string().max(2000),
 });
 
+/**
+ * One MCP server's health check before launch (server/execution/agents/claude-code/mcp-health.ts):
+ * a stdio server answered initialize and tools/list, an http one the same over streamable HTTP,
+ * or why not. Written by the worker; an agent cannot emit it.
+ */
+export const zMcpHealthPayload = z.object({
+  server: z.string().min(1).max(80),
+  transport: z.enum(["stdio", "http", "sse"]),
+  required: z.boolean(),
+  ok: z.boolean(),
+  /** The tools the server listed, when it answered. */
+  toolCount: zCount.optional(),
+  /** Why the check failed (redacted, one line). */
+  reason: z.string().max(1000).optional(),
+  durationMs: zCount,
+  /** What the launch did about it. */
+  outcome: z.enum(["included", "left_out", "refused_launch"]),
+});
+
 /** A person attached a note, a link or a file excerpt to the run (redacted before it is stored). */
 export const zContextAttachedPayload = z.object({
   attachmentId: zId,
@@ -312,6 +331,7 @@ export const zRunEventInput = z.discriminatedUnion("type", [
   event("context_attached", zContextAttachedPayload),
   // What the attempt's sandbox enforced, refused and ended (server/execution/sandbox/events.ts).
   event("sandbox", zSandboxPayload),
+  event("mcp_health", zMcpHealthPayload),
 ]);
 
 export type RunEventInput = z.infer<typeof zRunEventInput>;

@@ -50,7 +50,7 @@ export function launchRecord(opts: { run: LaunchRun; name: string | null; versio
       model: `${spec.modelProvider}/${spec.model}`,
       adapter: spec.adapter.kind,
       tools: spec.tools,
-      mcpServers: spec.mcpServers.map((m) => ({ name: m.name, transport: m.transport, target: m.target, secrets: m.secrets, configMaps: m.configMaps, privileged: m.privileged })),
+      mcpServers: spec.mcpServers.map((m) => ({ name: m.name, transport: m.transport, target: m.target, secrets: m.secrets, configMaps: m.configMaps, privileged: m.privileged, required: m.required })),
       skills: spec.skills,
       subagents: spec.subagents.map((s) => ({ name: s.name, role: s.role, tools: s.tools })),
     },

@@ -113,11 +113,12 @@ export function diffStackSpecs(before: StackSpec, after: StackSpec): StackSpecDi
     "mcpServers",
     before.mcpServers,
     after.mcpServers,
-    (s) => `${s.transport} ${s.target}${s.privileged ? " (privileged)" : ""}`,
+    (s) => `${s.transport} ${s.target}${s.privileged ? " (privileged)" : ""}${s.required ? "" : " (optional)"}`,
     (prefix, b, a) => {
       scalar(out, `${prefix}.transport`, b.transport, a.transport);
       scalar(out, `${prefix}.target`, b.target, a.target);
       scalar(out, `${prefix}.privileged`, b.privileged, a.privileged);
+      scalar(out, `${prefix}.required`, b.required, a.required);
       set(out, `${prefix}.secrets`, b.secrets, a.secrets);
       set(out, `${prefix}.configMaps`, b.configMaps, a.configMaps);
     },

@@ -25,6 +25,11 @@ export const zMcpServer = z.object({
   secrets: z.array(zName).max(32, "At most 32 secrets").default([]),
   configMaps: z.array(zName).max(32, "At most 32 config maps").default([]),
   privileged: z.boolean().default(false),
+  // Checked before every launch (initialize, then tools/list). Required by default: the stack's
+  // prompt and its mcp__<name>__ tools assume the server, so a run without it would not be the
+  // run the stack defines; one that fails refuses the launch. An optional one that fails is
+  // reported and left out of the agent's MCP config.
+  required: z.boolean().default(true),
 });
 
 export const zSubagent = z.object({

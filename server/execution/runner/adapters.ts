@@ -8,6 +8,7 @@ import { defaultSandboxLimits, zAllowedHost } from "@/server/execution/sandbox/p
 import { hostView } from "@/server/execution/sandbox/system";
 import type { KnownSecret } from "@/server/domain/context/redaction/redact";
 import type { AdmissionDecision } from "@/server/domain/pools/admission";
+import type { Grants } from "@/server/execution/agents/claude-code/launch-plan";
 import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
 import type { StackSpec } from "@/server/domain/stacks/spec";
 import { envVarName, grantedValue } from "@/server/env";
@@ -88,7 +89,14 @@ function worktreeGitDir(dir: string): string | null {
   }
 }
 
-export function buildAdapter(opts: { spec: StackSpec; claim: Extract<ClaimResult, { kind: "started" }>; settings: RunnerSettings }): AgentAdapter {
+/** The secrets and config maps admission granted, by name (what an MCP server's entry may reference). */
+export const grantsOf = (admission: AdmissionDecision): Grants => ({
+  secrets: new Set(admission.secretsGranted.map((s) => s.name)),
+  configMaps: new Set(admission.configMapsGranted.map((c) => c.name)),
+});
+
+/** `leaveOut`: optional MCP servers that failed their health check (left out of --mcp-config). */
+export function buildAdapter(opts: { spec: StackSpec; claim: Extract<ClaimResult, { kind: "started" }>; settings: RunnerSettings; leaveOut?: ReadonlyMap<string, string> }): AgentAdapter {
   const { spec, claim, settings } = opts;
   if (claim.pool.kind === "kubernetes") {
     if (!settings.kube) {
@@ -98,8 +106,7 @@ export function buildAdapter(opts: { spec: StackSpec; claim: Extract<ClaimResult
   }
   if (spec.adapter.kind === "scripted") return createScriptedAdapter({ scenario: spec.adapter.scenario, speed: settings.scriptedSpeed });
   if (spec.adapter.kind === "claude-code") {
-    const grants = { secrets: new Set(claim.admission.secretsGranted.map((s) => s.name)), configMaps: new Set(claim.admission.configMapsGranted.map((c) => c.name)) };
-    return createClaudeCodeAdapter({ spec, adapter: spec.adapter, grants });
+    return createClaudeCodeAdapter({ spec, adapter: spec.adapter, grants: grantsOf(claim.admission), leaveOut: opts.leaveOut });
   }
   return createCommandAdapter({ argv: spec.adapter.command, outputFormat: spec.adapter.outputFormat });
 }

@@ -156,7 +156,7 @@ describe("run.dispatch: admission and attempt execution", () => {
   });
 
   it("puts a fork PR's run on the untrusted pool with unprivileged accounts and no privileged secret", async () => {
-    const spec = scriptedSpec({ mcpServers: [{ name: "gh", transport: "http", target: "https://example.test", secrets: ["github-token"], configMaps: [], privileged: false }] });
+    const spec = scriptedSpec({ mcpServers: [{ name: "gh", transport: "http", target: "https://example.test", secrets: ["github-token"], configMaps: [], privileged: false, required: true }] });
     const { ctx, user, local, stack } = await setup({ spec });
     const db = getDb();
     const trusted = await createPool({ trustTier: "trusted", runtimePrivileged: true });

@@ -17,7 +17,8 @@ import { createWorkspace, keepWorkspace, removeWorkspace, type Workspace, worksp
 import { guessArtifactKind, guessMediaType } from "@/server/execution/agents/artifacts";
 import { contentDigest } from "@/server/lib/digest";
 import { boundText } from "@/server/lib/text-boundary";
-import { buildAdapter, grantedEnvironment, sandboxFor } from "./adapters";
+import { buildAdapter, grantedEnvironment, grantsOf, sandboxFor } from "./adapters";
+import { preflightMcpServers } from "./mcp-preflight";
 import { createCostMeter } from "./cost-meter";
 import type { RunnerSettings } from "./settings";
 import type { AttemptRegistry, StopRequest } from "./attempt-registry";
@@ -104,7 +105,20 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
         events: [{ type: "log", payload: { stream: "system", text: `Granted but not configured on the server (left unset): ${missing.join(", ")}` } }],
       });
     }
-    const adapter = buildAdapter({ spec: stack.spec, claim, settings });
+    const sandbox = sandboxFor({ admission: claim.admission, env, dataDir: settings.dataDir, workspace });
+    // The stack's MCP servers are checked before launch: a required one that fails refuses it.
+    const mcp = await preflightMcpServers({
+      spec: stack.spec,
+      grants: grantsOf(claim.admission),
+      granted: env,
+      sandbox: onCluster ? null : sandbox,
+      workspaceDir: workspace?.dir ?? null,
+      ids: { runId: run.id, attemptId: attempt.id },
+      timeoutMs: settings.mcpHealthTimeoutMs,
+    });
+    if (mcp.events.length > 0) await appendAttemptEvents({ db, fence, events: mcp.events });
+    if (mcp.refusal) throw new AgentStartError(mcp.refusal);
+    const adapter = buildAdapter({ spec: stack.spec, claim, settings, leaveOut: mcp.leaveOut });
     const wallClockMs = stack.spec.limits.wallClockMinutes * 60_000;
     let live: AgentSession;
     try {
@@ -115,7 +129,7 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
         artifactsDir: workspace?.artifactsDir ?? artifactsDir ?? "/artifacts",
         env,
         limits: { wallClockMs },
-        sandbox: sandboxFor({ admission: claim.admission, env, dataDir: settings.dataDir, workspace }),
+        sandbox,
         signal: abort.signal,
       });
     } catch (err) {

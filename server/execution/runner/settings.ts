@@ -12,6 +12,8 @@ export type RunnerSettings = {
   scriptedSpeed: number;
   approvalTtlMs: number;
   kube: KubeLauncher | null;
+  /** How long each MCP server's health check may take before launch (default 10 s). */
+  mcpHealthTimeoutMs?: number;
   /** Overrides the probe of this machine's sandbox (tests of a machine without one). */
   sandbox?: SandboxAvailable;
 };

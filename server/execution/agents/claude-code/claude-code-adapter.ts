@@ -25,6 +25,8 @@ export function createClaudeCodeAdapter(opts: {
   spec: StackSpec;
   adapter: ClaudeCodeAdapter;
   grants: Grants;
+  /** Optional MCP servers that failed their health check: left out of --mcp-config, and said so. */
+  leaveOut?: ReadonlyMap<string, string>;
   binary?: string;
   killGraceMs?: number;
   now?: () => Date;
@@ -37,7 +39,7 @@ export function createClaudeCodeAdapter(opts: {
     now: opts.now,
     prepare: async (session) => {
       const configDir = join(session.sessionDir, "claude");
-      const plan = claudeCodeLaunchPlan(opts.spec, opts.adapter, { binary, configDir, contextFile: session.contextFile, artifactsDir: session.artifactsDir }, opts.grants);
+      const plan = claudeCodeLaunchPlan(opts.spec, opts.adapter, { binary, configDir, contextFile: session.contextFile, artifactsDir: session.artifactsDir }, opts.grants, opts.leaveOut);
       const env = environmentFor(plan, opts.adapter, session.env);
       await mkdir(configDir, { recursive: true });
       for (const f of plan.files) await writeFile(join(configDir, f.name), f.content, { mode: 0o444 });
