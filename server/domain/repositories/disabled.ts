@@ -12,7 +12,7 @@ export function disabledProblem(repo: DisabledFields, what: string): string | nu
   if (!repo.disabledAt) return null;
   const by = repo.disabledBy === "admin" ? "by an admin" : repo.disabledBy === "installation" ? "by the GitHub App's installation" : null;
   const why = [by, repo.disabledReason].filter(Boolean).join(": ");
-  return `${repo.fullName} is disabled${why ? ` (${why})` : ""}, so ${what} is refused. An admin can enable it on Settings → Repositories.`;
+  return `${repo.fullName} is disabled${why ? ` (${why})` : ""}, so ${what} is refused. An admin can enable it again (repositorySettings.setEnabled; the settings page does not offer it yet).`;
 }
 
 export function refuseIfDisabled(repo: DisabledFields, what: string): void {

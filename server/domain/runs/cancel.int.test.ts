@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { callerFor, createRepository, createRun, createUser } from "@/server/testing/factories";
+import { createPatchApproval, createPatchRepository } from "../approvals/test-fixtures";
 
 describe("runs.cancel", () => {
   it("a viewer calling this maintainer-only procedure gets FORBIDDEN and nothing changes", async () => {
@@ -27,6 +28,20 @@ describe("runs.cancel", () => {
     expect(after.lastEventSeq).toBe(2);
     const audit = await db.auditEntry.findFirstOrThrow({ where: { objectId: run.id } });
     expect(audit).toMatchObject({ action: "run.cancel", actorUserId: maintainer.id });
+  });
+
+  it("cancelling a run awaiting approval withdraws its pending approvals: none stays approvable", async () => {
+    const maintainer = await createUser();
+    const approver = await createUser();
+    const repo = await createPatchRepository([[maintainer, "maintainer"], [approver, "maintainer"]]);
+    const { run, approvalId } = await createPatchApproval({ repo, actorUserId: maintainer.id });
+    const db = getDb();
+    expect((await db.agentDispatchRun.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("awaiting_approval");
+    const res = await callerFor(maintainer).runs.cancel({ runId: run.id, reason: "superseded" });
+    expect(res).toMatchObject({ from: "awaiting_approval", approvalsWithdrawn: 1 });
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId } })).toMatchObject({ status: "expired", reason: "withdrawn: the run was cancelled (superseded)" });
+    await expect(callerFor(approver).approvals.approve({ approvalId, artifactDigest: "sha256:x", targetHeadSha: null } as never)).rejects.toBeTruthy();
+    expect(await db.writeBack.count({ where: { runId: run.id, outcome: "succeeded" } })).toBe(0);
   });
 
   it("two cancels racing: exactly one wins, the other is told why", async () => {

@@ -3,6 +3,7 @@ import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { AuditActor } from "../audit";
 import type { RunEventInput } from "../events/catalogue";
+import { transitionApproval } from "../approvals/transition";
 import { canCancelRun, isActiveAttempt } from "./lifecycle";
 import { lockRunOrThrow, transitionAttempt, transitionRun } from "./transition";
 
@@ -13,7 +14,7 @@ export const RUN_CANCEL_CHANNEL = "airlock_run_cancel";
  * Cancels a run: the run and its live attempt become `cancelled`, with an audit
  * entry and a status event, in one transaction. The row lock makes concurrent
  * cancels (or a cancel racing a status change) take effect once; the loser is
- * told why. The worker running the attempt hears it through NOTIFY at commit.
+ * told why. Its pending approvals are withdrawn (expired, with the reason). The worker running the attempt hears it through NOTIFY at commit.
  */
 export async function cancelRun(opts: { db: Db; actor: AuditActor; runId: string; reason?: string; now?: Date }) {
   const now = opts.now ?? new Date();
@@ -39,7 +40,13 @@ export async function cancelRun(opts: { db: Db; actor: AuditActor; runId: string
       before: events,
       audit: { actor: opts.actor, action: "run.cancel", repositoryId: run.repositoryId, detail: { from: run.status, reason, attemptsCancelled: live.map((a) => a.number) } },
     });
+    // Its pending approvals are withdrawn (a write-back or a privileged launch of a cancelled run
+    // must not stay in anyone's queue, nor be approvable).
+    const pending = await tx.approvalRequest.findMany({ where: { runId: opts.runId, status: "pending" }, select: { id: true } });
+    for (const a of pending) {
+      await transitionApproval(tx, { approval: { id: a.id, runId: opts.runId, status: "pending" }, to: "expired", data: { decidedAt: now, reason: `withdrawn: the run was cancelled (${reason})` } });
+    }
     await tx.$executeRaw`SELECT pg_notify(${RUN_CANCEL_CHANNEL}, ${opts.runId})`;
-    return { runId: opts.runId, from: run.status, attemptsCancelled: live.length };
+    return { runId: opts.runId, from: run.status, attemptsCancelled: live.length, approvalsWithdrawn: pending.length };
   });
 }

@@ -38,6 +38,20 @@ describe("claimNextAttempt", () => {
     expect(await readRunForExecution(db, "no-such-run")).toBeNull();
   });
 
+  it("a queued run of a repository disabled since it was queued is refused at the claim with the reason, and starts nothing", async () => {
+    const { local, run } = await setup();
+    const r = await run();
+    await getDb().repository.update({ where: { id: local.repository.id }, data: { disabledAt: new Date(), disabledReason: "archived upstream", disabledBy: "admin" } });
+    const result = await claim(r.id);
+    expect(result).toMatchObject({ kind: "refused", reason: expect.stringContaining("is disabled (by an admin: archived upstream), so starting its runs is refused") });
+    const after = await getDb().agentDispatchRun.findUniqueOrThrow({ where: { id: r.id }, include: { attempts: true } });
+    expect(after.status).toBe("failed");
+    expect(after.attempts).toMatchObject([{ status: "failed", runnerPoolId: null }]);
+    expect(await decisionsOf(r.id)).toEqual([]);
+    // A second claim (a retried job) changes nothing.
+    expect((await claim(r.id)).kind).not.toBe("started");
+  });
+
   it("stores both runner_selection decisions with their proofs, for the attempt, before it starts", async () => {
     const { pool, run } = await setup();
     const r = await run();

@@ -10,6 +10,7 @@ import { loadCurrentPolicy } from "../policy/decide";
 import { currentLaunch, gatePrivilegedLaunch, markLaunched } from "../approvals/privileged-capability";
 import { admissionFor, loadAdmissionInputs, loadPools, planAdmission, stackSpecOf, storeAdmissionDecisions, storedAdmission } from "./admit-attempt";
 import { checkDailyCostCap, reserveDailyCost } from "./daily-cost-cap";
+import { disabledProblem } from "../repositories/disabled";
 import { launchChanges, privilegedCapabilities } from "./privileged-launch";
 import type { AttemptFence } from "./attempt-fence";
 import { isTerminalRun } from "./lifecycle";
@@ -153,6 +154,23 @@ export async function claimNextAttempt(opts: {
     const stack = stackSpecOf(run.stackSnapshot);
     const privileged = (d: AdmissionDecision) => stack !== null && privilegedCapabilities(d, stack.spec).length > 0;
 
+    // The queued attempt fails before it starts, and the run with it (admission, a disabled
+    // repository or the daily cost cap refused it).
+    const failBeforeStart = async (attemptReason: string, runReason: string) => {
+      const at = now();
+      await transitionAttempt(tx, { runId: run.id, attempt: { id: attempt.id, number: attempt.number, status: "queued" }, to: "failed", reason: attemptReason, now: at, events });
+      await transitionRun(tx, { runId: run.id, from: "queued", to: "failed", reason: runReason, now: at, attemptId: attempt.id, before: events });
+    };
+
+    // A repository disabled since the run was queued starts nothing more.
+    const repository = await tx.repository.findUniqueOrThrow({ where: { id: run.repositoryId }, select: { fullName: true, disabledAt: true, disabledReason: true, disabledBy: true } });
+    const disabled = disabledProblem(repository, "starting its runs");
+    if (disabled) {
+      events.push({ type: "log", payload: { stream: "system", text: `Attempt ${attempt.number} not started: ${disabled}` } });
+      await failBeforeStart(`refused: ${disabled}`, `attempt ${attempt.number} refused: ${disabled}`);
+      return { kind: "refused", reason: disabled };
+    }
+
     let decision = admissionFor(run.admission, attempt.id);
     if (decision && privileged(decision) && decision.pool) {
       // A stored admission with privileged capabilities launches only if its grants still hold
@@ -191,9 +209,7 @@ export async function claimNextAttempt(opts: {
       );
       if (!decision.admitted) {
         const refusal = decision.refusal ?? "admission refused the attempt";
-        const at = now();
-        await transitionAttempt(tx, { runId: run.id, attempt: { id: attempt.id, number: attempt.number, status: "queued" }, to: "failed", reason: `admission refused: ${refusal}`, now: at, events });
-        await transitionRun(tx, { runId: run.id, from: "queued", to: "failed", reason: `admission refused attempt ${attempt.number}: ${refusal}`, now: at, attemptId: attempt.id, before: events });
+        await failBeforeStart(`admission refused: ${refusal}`, `admission refused attempt ${attempt.number}: ${refusal}`);
         return { kind: "refused", reason: refusal };
       }
     }
@@ -205,11 +221,9 @@ export async function claimNextAttempt(opts: {
     const spec = stackSpecOf(run.stackSnapshot)?.spec;
     const daily = spec ? await checkDailyCostCap(tx, { repositoryId: run.repositoryId, attemptId: attempt.id, spec, now: now() }) : ({ kind: "none" } as const);
     if (daily.kind === "refused") {
-      const at = now();
       const reason = `refused by the daily cost cap: ${daily.reason}`;
       events.push({ type: "log", payload: { stream: "system", text: `Attempt ${attempt.number} ${reason}.` } });
-      await transitionAttempt(tx, { runId: run.id, attempt: { id: attempt.id, number: attempt.number, status: "queued" }, to: "failed", reason, now: at, events });
-      await transitionRun(tx, { runId: run.id, from: "queued", to: "failed", reason: `attempt ${attempt.number} ${reason}`, now: at, attemptId: attempt.id, before: events });
+      await failBeforeStart(reason, `attempt ${attempt.number} ${reason}`);
       return { kind: "refused", reason: daily.reason };
     }
 
