@@ -26,14 +26,14 @@ describe("parsePrometheusText", () => {
     const s = new Summary({ name: "lat", help: "a\\b\nc", labelNames: ["route"], percentiles: [0.5], registers: [registry] });
     s.observe({ route: 'say "hi"\\\n' }, 4);
     new Counter({ name: "n_total", help: "n", registers: [registry] }).inc(3);
-    const text = `${await registry.metrics()}\n# a comment\nloose{a="1"} +Inf 1700000000000\nloose{a="2"} NaN\n`;
+    const text = `${await registry.metrics()}\n# a comment\nloose{a="1"} +Inf 1700000000000\nloose{a="2"} NaN\nloose{a="3"} Nan\nloose{a="4"} -inf\n`;
     const families = parsePrometheusText(text);
     const lat = families.find((f) => f.name === "lat");
     expect(lat).toEqual({ name: "lat", help: "a\\b\nc", type: "summary", series: [{ labels: { route: 'say "hi"\\\n' }, quantiles: { "0.5": 4 }, sum: 4, count: 1 }] });
     expect(families.find((f) => f.name === "n_total")).toEqual({ name: "n_total", help: "n", type: "counter", series: [{ labels: {}, value: 3 }] });
     const loose = families.find((f) => f.name === "loose");
     expect(loose?.type).toBe("untyped");
-    expect(loose?.type === "untyped" && loose.series.map((x) => x.value)).toEqual([Infinity, NaN]);
+    expect(loose?.type === "untyped" && loose.series.map((x) => x.value)).toEqual([Infinity, NaN, NaN, -Infinity]);
     expect(parseSample('loose{a="1"} 2 1700000000000').timestampMs).toBe(1_700_000_000_000);
   });
 

@@ -26,10 +26,12 @@ class ParseError extends Error {
   }
 }
 
+// Prometheus reads values with Go's strconv.ParseFloat, which takes NaN and Inf in any case
+// ("Nan" is what prom-client writes for a NaN gauge).
 function parseNumber(text: string, line: number): number {
-  if (text === "+Inf" || text === "Inf") return Infinity;
-  if (text === "-Inf") return -Infinity;
-  if (text === "NaN") return NaN;
+  if (/^\+?inf(inity)?$/i.test(text)) return Infinity;
+  if (/^-inf(inity)?$/i.test(text)) return -Infinity;
+  if (/^nan$/i.test(text)) return NaN;
   const n = Number(text);
   if (text === "" || Number.isNaN(n)) throw new ParseError(line, `not a number: ${JSON.stringify(text)}`);
   return n;
