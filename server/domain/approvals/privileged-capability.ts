@@ -3,9 +3,6 @@ import { AppError } from "@/server/errors";
 import { type AuditActor, recordAudit } from "../audit";
 import type { RunEventInput } from "../events/catalogue";
 import type { AdmissionDecision } from "../pools/admission";
-import { decide } from "../policy/decide";
-import { PolicyFactError } from "../policy/fact-check";
-import { factsFrom } from "../policy/facts";
 import { enqueueDispatch } from "../runs/attempts";
 import { admissionFor, stackSpecOf } from "../runs/admit-attempt";
 import { launchChanges, launchDigest, launchRecord } from "../runs/privileged-launch";
@@ -13,6 +10,7 @@ import { lockRun, transitionAttempt, transitionRun } from "../runs/transition";
 import { contextLabelsOf, presentedOf } from "./presented";
 import { defaultApprovalTtlMs } from "./request-write-back";
 import { type LaunchRecord, type PresentedLaunch, zPresentedLaunch } from "./schemas";
+import { changeGateVerdict } from "./change-gate-verdict";
 import { transitionApproval } from "./transition";
 
 // Privileged work waits for a person before it starts. When admission would grant a privileged
@@ -98,17 +96,10 @@ export async function gatePrivilegedLaunch(
 
   const caps = current.record.privileged;
   const stack = stackSpecOf(run.stackSnapshot);
-  let required = true;
-  let policyDecisionId: string | null = null;
-  let rule: string | null = null;
-  let reason: string;
-  try {
-    const gate = await decide({
-      db: tx,
-      kind: "change_gate",
-      runId: run.id,
-      subject: subjectOf(attempt.id),
-      facts: factsFrom("system", {
+  const { required, policyDecisionId, rule, reason } = await changeGateVerdict(tx, {
+    runId: run.id,
+    subject: subjectOf(attempt.id),
+    facts: {
         kind: "privileged_capability",
         approval_mode: stack?.spec.approvalMode ?? "always",
         repository_exempts_kind: run.repository.writeBackExceptions.includes("privileged_capability"),
@@ -118,16 +109,9 @@ export async function gatePrivilegedLaunch(
         grants_privileged_secret: caps.some((c) => c.kind === "secret"),
         grants_privileged_mcp_server: caps.some((c) => c.kind === "mcp_server"),
         grants_open_network: caps.some((c) => c.kind === "network"),
-      }),
-    });
-    policyDecisionId = gate.id;
-    rule = gate.decision.rule ?? null;
-    required = gate.decision.value !== false;
-    reason = gate.decision.explanation;
-  } catch (err) {
-    if (!(err instanceof PolicyFactError)) throw err;
-    reason = `The change gate refused its facts (${err.message}); a person approves the privileged capabilities.`;
-  }
+    },
+    whenFactsRefused: "a person approves the privileged capabilities",
+  });
   const named = caps.map((c) => `${c.kind === "mcp_server" ? "MCP server" : c.kind} ${c.name}`).join(", ");
 
   if (!required && policyDecisionId) {

@@ -5,12 +5,10 @@ import type { WriteBackKind } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
 import { appendRunEvents } from "../events/append";
-import { decide } from "../policy/decide";
-import { factsFrom } from "../policy/facts";
-import { PolicyFactError } from "../policy/fact-check";
 import { stackSpecOf } from "../runs/admit-attempt";
 import { enqueue } from "@/server/queue/enqueue";
 import { buildPresented, type WriteBackTargetInput } from "./presented";
+import { changeGateVerdict } from "./change-gate-verdict";
 import { pushProtectionOf } from "./push-protection";
 import { type LabelChange, zLabelChange } from "./schemas";
 
@@ -148,17 +146,10 @@ export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcom
     const protectedPatch = artifact ? pushProtectionOf(artifact) : null;
     const exempt = run.repository.writeBackExceptions.includes(opts.action) && !protectedPatch;
 
-    let required = true;
-    let policyDecisionId: string | null = null;
-    let ruleName: string | null = null;
-    let reason: string;
-    try {
-      const gate = await decide({
-        db: tx,
-        kind: "change_gate",
-        runId: run.id,
-        subject: `write_back:${run.id}:${opts.action}:${artifact?.id ?? opts.target.prNumber ?? opts.target.check ?? "run"}`,
-        facts: factsFrom("system", {
+    const verdict = await changeGateVerdict(tx, {
+      runId: run.id,
+      subject: `write_back:${run.id}:${opts.action}:${artifact?.id ?? opts.target.prNumber ?? opts.target.check ?? "run"}`,
+      facts: {
           kind: opts.action,
           approval_mode: stackSpecOf(run.stackSnapshot)?.spec.approvalMode ?? "always",
           repository_exempts_kind: exempt,
@@ -167,16 +158,11 @@ export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcom
           // Only asserted for words on a PR, so a stored policy version from before the fact keeps
           // deciding every other kind; for comments and reviews it refuses the fact: fail closed.
           ...(wordKinds.includes(opts.action) ? { run_origin: originFact(run) } : {}),
-        }),
-      });
-      policyDecisionId = gate.id;
-      ruleName = gate.decision.rule ?? null;
-      required = gate.decision.value !== false;
-      reason = gate.decision.explanation;
-    } catch (err) {
-      if (!(err instanceof PolicyFactError)) throw err;
-      reason = `The change gate refused its facts (${err.message}); approval is required.`;
-    }
+      },
+      whenFactsRefused: "approval is required",
+    });
+    const { required, policyDecisionId, rule: ruleName } = verdict;
+    let reason = verdict.reason;
     if (required && opts.whenRequired === "skip") return { kind: "skipped", policyDecisionId, reason };
     const exception = !required ? `${opts.isDiagnosisComment && ruleName === "diagnosis_comment_allowed" ? "bot comments allowed" : `repository exception for ${opts.action.replaceAll("_", " ")}`} (rule ${ruleName ?? "default"})` : null;
     const target = { repository: run.repository.fullName, ...opts.target };

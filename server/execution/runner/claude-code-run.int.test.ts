@@ -1,63 +1,25 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { networkInterfaces } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { runsAnywhere } from "@/server/execution/agents/testing/processes";
 import { installedClaudeBinary } from "@/server/execution/agents/claude-code/claude-code-adapter";
-import { type DoubleTurn, lastUserText, type MessagesApiDouble, type RecordedRequest, startMessagesApiDouble } from "@/server/execution/agents/testing/messages-api-double";
-import { getDb } from "@/server/db";
-import { type StackSpec, zStackSpec } from "@/server/domain/stacks/spec";
-import { createUser } from "@/server/testing/factories";
-import { createExecRun, createLocalRepository, createPool, createStack, drain, testWorkerContext } from "@/server/queue/testing/fixtures";
-import { dispatchRunTask } from "@/server/queue/tasks/dispatch-run";
+import { type DoubleTurn, lastUserText, type RecordedRequest } from "@/server/execution/agents/testing/messages-api-double";
+import type { StackSpec } from "@/server/domain/stacks/spec";
+import { closeClaudeCodeRun, runClaudeCodeStack, testHostAddress } from "@/server/queue/testing/claude-code-run";
 
 // A run of a claude-code stack through the worker: admission grants the API key and base URL,
 // the real `claude` runs in the pool's bubblewrap sandbox and reaches the Messages-API TEST
 // DOUBLE through the egress proxy (the pool lists the double's address), and what the CLI says
 // lands on the attempt: its session id, its own token and dollar totals, its error subtype.
 
-const hostAddress = Object.values(networkInterfaces()).flat().find((a) => a && a.family === "IPv4" && !a.internal)?.address;
-let api: MessagesApiDouble | undefined;
+afterEach(closeClaudeCodeRun);
 
-afterEach(async () => {
-  await api?.close();
-  api = undefined;
-  delete process.env.AIRLOCK_SECRET_ANTHROPIC_API_KEY;
-  delete process.env.AIRLOCK_CONFIG_ANTHROPIC_BASE_URL;
-});
+const runStack = (respond: (req: RecordedRequest) => DoubleTurn, patch: Partial<StackSpec> = {}) =>
+  runClaudeCodeStack({ respond, spec: patch, files: { "sum.js": "export const sum = (a, b) => a - b;\n" }, prompt: "sum(1, 2) is -1: fix sum.js" });
 
-async function runStack(respond: (req: RecordedRequest) => DoubleTurn, patch: Partial<StackSpec> = {}) {
-  api = await startMessagesApiDouble({ respond, host: hostAddress });
-  process.env.AIRLOCK_SECRET_ANTHROPIC_API_KEY = "sk-ant-double-run-key";
-  process.env.AIRLOCK_CONFIG_ANTHROPIC_BASE_URL = api.url;
-  const user = await createUser();
-  const local = await createLocalRepository({ files: { "sum.js": "export const sum = (a, b) => a - b;\n" }, members: [[user, "maintainer"]] });
-  const pool = await createPool({ networkMode: "restricted", allowedHosts: [`${hostAddress}:${api.port}`] });
-  await getDb().runnerPool.deleteMany({ where: { id: { not: pool.id } } });
-  const spec = zStackSpec.parse({
-    modelProvider: "anthropic",
-    model: "claude-sonnet-4-5",
-    adapter: { kind: "claude-code", baseUrlConfigMap: "anthropic-base-url", maxTurns: 6 },
-    tools: ["Read", "Edit"],
-    promptTemplate: "Fix it",
-    limits: { wallClockMinutes: 2, maxCostUsd: 5, maxRetries: 0 },
-    ...patch,
-  });
-  const stack = await createStack(spec);
-  await getDb().secretGrant.create({ data: { secretName: "anthropic-api-key", stackId: stack.id, trustedPoolsOnly: false } });
-  await getDb().configGrant.create({ data: { configMapName: "anthropic-base-url", stackId: stack.id } });
-  const ctx = testWorkerContext({ dataDir: local.dataDir });
-  const r = await createExecRun({ repositoryId: local.repository.id, stack, sha: local.sha, actorUserId: user.id, prompt: "sum(1, 2) is -1: fix sum.js" });
-  await dispatchRunTask({ runId: r.id }, ctx);
-  await drain(ctx);
-  const after = await getDb().agentDispatchRun.findUniqueOrThrow({ where: { id: r.id }, include: { attempts: true } });
-  const events = await getDb().runEvent.findMany({ where: { runId: r.id }, orderBy: { seq: "asc" } });
-  return { after, events };
-}
-
-describe.skipIf(!hostAddress || !existsSync(installedClaudeBinary()))("a claude-code stack run by the worker", () => {
+describe.skipIf(!testHostAddress || !existsSync(installedClaudeBinary()))("a claude-code stack run by the worker", () => {
   it("stores Claude's session id and the CLI's own totals on the attempt", async () => {
-    const { after, events } = await runStack((req) => {
+    const { after, events, requests } = await runStack((req) => {
       if (!(req.body.tools ?? []).length) return { blocks: [{ type: "text", text: "title" }], usage: { input_tokens: 7, output_tokens: 2 } };
       return lastUserText(req).includes("fix sum.js")
         ? { blocks: [{ type: "thinking", thinking: "Look first." }, { type: "text", text: "Looking." }], usage: { input_tokens: 30, output_tokens: 11, cache_read_input_tokens: 200, cache_creation_input_tokens: 40 } }
@@ -71,7 +33,6 @@ describe.skipIf(!hostAddress || !existsSync(installedClaudeBinary()))("a claude-
     expect(attempt.inputTokens).toBe(result.inputTokens + result.cacheReadTokens + result.cacheWriteTokens);
     expect(attempt.outputTokens).toBe(result.outputTokens);
     expect(Number(attempt.costUsd)).toBeCloseTo(result.usd, 6);
-    const requests = api!.requests;
     expect(result.inputTokens).toBe(requests.reduce((n, r) => n + ((r.body.tools ?? []).length ? 30 : 7), 0));
     expect(events.some((e) => e.type === "thinking")).toBe(true);
     expect(requests.every((r) => r.headers["x-api-key"] === "sk-ant-double-run-key")).toBe(true);

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "@/server/domain/events/catalogue";
 import { type StackSpec, zStackSpec } from "@/server/domain/stacks/spec";
 import { testSandbox } from "@/server/execution/sandbox/testing";
+import { runsAnywhere } from "../testing/processes";
 import { type DoubleTurn, lastUserText, type MessagesApiDouble, type RecordedRequest, startMessagesApiDouble, systemText } from "../testing/messages-api-double";
 import type { AgentExit, SessionEvent } from "../types";
 import { createClaudeCodeAdapter, installedClaudeBinary } from "./claude-code-adapter";
@@ -86,20 +87,6 @@ async function run(
   const exit: AgentExit = await session.exit;
   const main = api.requests.filter((r) => (r.body.tools ?? []).length > 0);
   return { events, all, exit, requests: api.requests, main };
-}
-
-/** Whether a live (not zombie) process whose command line holds `marker` runs on this machine. */
-function runsAnywhere(marker: string): boolean {
-  return readdirSync("/proc")
-    .filter((n) => /^\d+$/.test(n))
-    .some((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker) && !"ZX".includes(stat.slice(stat.lastIndexOf(")") + 2).charAt(0));
-      } catch {
-        return false;
-      }
-    });
 }
 
 const toolNames = (r: RecordedRequest) => (r.body.tools ?? []).map((t) => t.name).sort();
