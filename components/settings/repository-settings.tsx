@@ -120,7 +120,7 @@ function PolicyForm({ repositoryId, version, policy, canEdit }: { repositoryId: 
                 label="Daily cost cap (USD)"
                 step="0.01"
                 nullable
-                hint="What this repository's agent attempts may spend per UTC day (from 00:00 UTC). Each attempt reserves its stack's cost cap when it is claimed; one that would pass the daily cap is refused with the figures. Empty: no daily cap."
+                hint="What this repository's agent attempts may spend per UTC day (from 00:00 UTC). Each attempt reserves its stack's cost cap when it is claimed; one that would pass the daily cap is refused with the figures. Spend is what the agents reported (see the stack's cost cap). Empty: no daily cap."
               />
             </div>
             <div className="grid gap-3 sm:grid-cols-3">

@@ -205,7 +205,7 @@ export function LimitsSection() {
     <Section title="Limits">
       <div className="grid gap-3 sm:grid-cols-3">
         <NumberField name="spec.limits.wallClockMinutes" label="Wall clock (minutes)" />
-        <NumberField name="spec.limits.maxCostUsd" label="Cost cap (USD)" step="0.01" hint="Per attempt. Airlock meters every agent that reports token usage (Claude Code, command stacks emitting cost events) against its price table and stops the session at the cap; Claude Code also gets --max-budget-usd. A model without a price cannot be metered: the run says its cost is unknown. A budget stop is never retried. 0 = no cap." />
+        <NumberField name="spec.limits.maxCostUsd" label="Cost cap (USD)" step="0.01" hint="Per attempt. Airlock meters every agent that reports token usage (Claude Code, command stacks emitting cost events) against its price table and stops the session at the cap; Claude Code also gets --max-budget-usd. A model without a price cannot be metered: the run says its cost is unknown. A budget stop is never retried. The usage is the agent's own report (Claude Code's stream, a command agent's cost events): the cap stops a runaway agent, not a hostile one that under-reports. 0 = no cap." />
         <NumberField name="spec.limits.maxRetries" label="Retries" />
       </div>
     </Section>
