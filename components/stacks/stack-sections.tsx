@@ -72,8 +72,8 @@ export function AdapterSection() {
         <TextField name="spec.adapter.scenario" label="Scenario" hint="A recording under server/execution/agents/scenarios, e.g. sum-off-by-one" mono />
       ) : kind === "claude-code" ? (
         <div className="grid gap-4 sm:grid-cols-3">
-          <TextField name="spec.adapter.apiKeySecret" label="API key secret" hint="Granted like any secret; the CLI gets it as ANTHROPIC_API_KEY." mono />
-          <TextField name="spec.adapter.baseUrlConfigMap" label="Base URL config map (optional)" hint="A gateway's URL, as ANTHROPIC_BASE_URL; its host is allowed through the sandbox." mono />
+          <TextField name="spec.adapter.apiKeySecret" label="API key secret" hint="Granted like any secret. On local pools it stays with Airlock's model gateway, outside the sandbox: the CLI holds a placeholder and the gateway adds the key." mono />
+          <TextField name="spec.adapter.baseUrlConfigMap" label="Base URL config map (optional)" hint="A gateway's URL: where Airlock's model gateway sends the CLI's model calls. The agent cannot reach it itself unless the pool allows its host." mono />
           <NumberField name="spec.adapter.maxTurns" label="Max turns" hint="--max-turns; the cost cap (Limits) is enforced by Airlock's meter and --max-budget-usd." />
         </div>
       ) : (
@@ -148,7 +148,14 @@ export function McpServersSection() {
               <TextField name={`spec.mcpServers.${i}.target`} label={stdio ? "Command" : "URL"} placeholder={stdio ? "npx -y @acme/mcp-server" : "https://mcp.example.com/mcp"} mono />
             </div>
             <div className="grid gap-3 sm:grid-cols-2">
-              <StringListField name={`spec.mcpServers.${i}.secrets`} label="Secrets it needs" itemLabel="Secret" addLabel="Add secret" mono />
+              <StringListField
+                name={`spec.mcpServers.${i}.secrets`}
+                label="Secrets it needs"
+                hint="The CLI holds these in its environment (a stdio server runs beside the agent, in its sandbox): the agent's own commands can read them too. Grant only what you would give the agent."
+                itemLabel="Secret"
+                addLabel="Add secret"
+                mono
+              />
               <StringListField name={`spec.mcpServers.${i}.configMaps`} label="ConfigMaps it needs" itemLabel="ConfigMap" addLabel="Add ConfigMap" mono />
             </div>
             <div className="flex items-center justify-between">

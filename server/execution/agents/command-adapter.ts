@@ -5,6 +5,7 @@ import { constants as osConstants, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { type AgentEvent, truncateText } from "@/server/domain/events/catalogue";
 import { launchAgentProcess, SandboxLaunchError, type SandboxedProcess } from "@/server/execution/sandbox/launch";
+import type { ModelGatewaySpec } from "@/server/execution/sandbox/model-gateway";
 import { type ArtifactLimits, collectArtifacts, defaultArtifactLimits } from "./artifacts";
 import { EventChannel } from "./event-channel";
 import { LineSplitter } from "./line-splitter";
@@ -47,7 +48,7 @@ export type CommandAdapterConfig = {
    * generated files, skills in HOME): its argv and environment replace the configured ones, its
    * read-only paths are bound into the sandbox, its events open the transcript.
    */
-  prepare?: (session: PreparedSession) => Promise<{ argv: string[]; env: Record<string, string>; readOnlyPaths: string[]; events: AgentEvent[] }>;
+  prepare?: (session: PreparedSession) => Promise<{ argv: string[]; env: Record<string, string>; readOnlyPaths: string[]; events: AgentEvent[]; modelGateway?: ModelGatewaySpec }>;
 };
 
 export type PreparedSession = {
@@ -141,6 +142,7 @@ async function startCommand(config: CommandAdapterConfig, options: AgentStartOpt
       sessionDir,
       stateDir: sandbox.kind === "bubblewrap" ? sandbox.stateDir : sessionDir,
       onBlocked: (b) => emit({ type: "sandbox", payload: { phase: "blocked", ...b } }),
+      modelGateway: prepared?.modelGateway,
     });
   } catch (err) {
     await rm(sessionDir, { recursive: true, force: true });

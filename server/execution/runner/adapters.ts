@@ -41,7 +41,8 @@ export function grantedEnvironment(admission: AdmissionDecision) {
 /**
  * The sandbox an attempt's process runs in, from its admission: the pool's network mode and
  * limits, the allowed hosts (the pool's, the stack's model API, and the host of any granted
- * `*_BASE_URL` config value, a gateway the stack points its agent at), and what of the host it
+ * `*_BASE_URL` config value, a gateway the stack points its agent at, unless the model is reached
+ * through Airlock's model gateway outside the sandbox, as a Claude Code stack's is), and what of the host it
  * sees: the project read-only without the data folder or .env files, the repository's git
  * objects read-only and its worktree's own git folder writable. An admission from before
  * sandboxes were recorded gets the defaults (restricted, no hosts): never less contained.
@@ -52,12 +53,14 @@ export function sandboxFor(opts: {
   dataDir: string;
   workspace: { dir: string; sourceRepo: string } | null;
   projectRoot?: string;
+  /** The adapter calls its model through Airlock's gateway: the agent need not reach the model's host. */
+  modelGateway?: boolean;
 }): AgentSandbox {
   const decided = opts.admission.sandbox ?? { kind: "bubblewrap" as const, reason: null, network: { mode: "restricted" as const, allowedHosts: [] }, limits: defaultSandboxLimits };
   if (decided.kind === "unsandboxed" || decided.kind === "no_process") return { kind: "none", reason: decided.reason ?? "no sandbox" };
   if (decided.kind === "kubernetes") return { kind: "none", reason: "runs as a Kubernetes Job (its pod is the sandbox)" };
   const gateways = Object.entries(opts.env).flatMap(([name, value]) => {
-    if (!/_BASE_URL$/.test(name)) return [];
+    if (!/_BASE_URL$/.test(name) || (opts.modelGateway && name === "ANTHROPIC_BASE_URL")) return [];
     try {
       const url = new URL(value);
       const host = zAllowedHost.safeParse(`${url.hostname}:${url.port || (url.protocol === "https:" ? 443 : 80)}`);

@@ -105,7 +105,7 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
         events: [{ type: "log", payload: { stream: "system", text: `Granted but not configured on the server (left unset): ${missing.join(", ")}` } }],
       });
     }
-    const sandbox = sandboxFor({ admission: claim.admission, env, dataDir: settings.dataDir, workspace });
+    const sandbox = sandboxFor({ admission: claim.admission, env, dataDir: settings.dataDir, workspace, modelGateway: stack.spec.adapter.kind === "claude-code" });
     // The stack's MCP servers are checked before launch: a required one that fails refuses it.
     const mcp = await preflightMcpServers({
       spec: stack.spec,

@@ -53,4 +53,14 @@ describe("bwrapArgs", () => {
     expect(tail[2]).toContain("/usr/bin/socat TCP-LISTEN:3128,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:/run/airlock/egress.sock");
     expect(tail.slice(3)).toEqual(["airlock-sandbox", "/usr/bin/env", "-u", "PWD", "--", "node", "agent.mjs"]);
   });
+
+  it("the model gateway gets a forwarder of its own, in any network mode, and the agent waits for both", () => {
+    const modelOnly = bwrapArgs(layout({ modelSocket: "/tmp/s1/model.sock" }));
+    expect(pairs(modelOnly, "--ro-bind")).toContain("/tmp/s1/model.sock /run/airlock/model.sock");
+    const script = modelOnly[modelOnly.indexOf("--") + 3]!;
+    expect(script).toContain("TCP-LISTEN:3129,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:/run/airlock/model.sock");
+    expect(script).not.toContain("3128");
+    const both = bwrapArgs(layout({ proxySocket: "/tmp/s1/egress.sock", modelSocket: "/tmp/s1/model.sock" }));
+    expect(both[both.indexOf("--") + 3]).toContain("for p in 0C38 0C39;");
+  });
 });

@@ -5,8 +5,9 @@ import { lstatSync, readFileSync } from "node:fs";
 import { chmod, mkdir, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { bwrapArgs, proxyEnvironment, sandboxUid } from "./bwrap-args";
+import { bwrapArgs, proxyEnvironment, sandboxModelBaseUrl, sandboxUid } from "./bwrap-args";
 import { type BlockedConnection, startEgressProxy } from "./egress-proxy";
+import { type ModelGatewaySpec, placeholderKey, startModelGateway } from "./model-gateway";
 import type { SandboxEnded, SandboxStarted } from "./events";
 import { recordSandbox } from "./lifetime";
 import { type LimitHit, pidNamespaceOf, processesIn, processTree, startMonitor } from "./monitor";
@@ -42,6 +43,12 @@ export type SandboxSpec = {
   stateDir: string;
   onBlocked?: (blocked: BlockedConnection) => void;
   onLimit?: (hit: LimitHit) => void;
+  /**
+   * The model API, reached through Airlock's gateway: in a sandbox the agent gets the gateway's
+   * address and a placeholder key, and the key stays with the worker; without one (an admin's
+   * unsandboxed trusted pool) the agent gets the upstream and the key itself.
+   */
+  modelGateway?: ModelGatewaySpec;
 };
 
 export type LaunchRequest = ({ kind: "bubblewrap" } | { kind: "none"; reason: string }) & SandboxSpec;
@@ -126,6 +133,18 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
   const proxy = proxySocket
     ? await startEgressProxy({ socketPath: proxySocket, mode: req.network.mode as "restricted" | "open", allowedHosts: req.network.allowedHosts, onBlocked })
     : null;
+  const modelSocket = req.modelGateway ? join(req.sessionDir, "model.sock") : null;
+  let gateway: Awaited<ReturnType<typeof startModelGateway>> | null = null;
+  try {
+    gateway = modelSocket && req.modelGateway ? await startModelGateway(modelSocket, req.modelGateway) : null;
+  } catch (err) {
+    await proxy?.close();
+    throw err;
+  }
+  const closeForwarded = async () => {
+    await proxy?.close();
+    await gateway?.close();
+  };
 
   const statusFd = 3;
   const args = bwrapArgs({
@@ -138,6 +157,7 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
     hiddenFiles: [...etcSecrets, ...req.hiddenPaths].filter((p) => exists(p) && !lstatSync(p).isDirectory()),
     tmpDir,
     proxySocket,
+    modelSocket,
     socatPath: availability.socat,
     statusFd,
   });
@@ -153,7 +173,11 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
     `--cpu=${limits.cpuSeconds + 5}:${limits.cpuSeconds + 10}`,
     `--fsize=${limits.diskMb * mib}`,
   ];
-  const env = { ...req.env, ...(proxySocket ? proxyEnvironment() : {}) };
+  const env = {
+    ...req.env,
+    ...(proxySocket ? proxyEnvironment() : {}),
+    ...(req.modelGateway ? { [req.modelGateway.baseUrlVariable]: sandboxModelBaseUrl, [req.modelGateway.keyVariable]: placeholderKey } : {}),
+  };
   let child: ChildProcess;
   try {
     child = spawn(availability.prlimit, [...rlimits, "--", availability.bwrap, ...args], {
@@ -165,7 +189,7 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
     });
     await spawned(child);
   } catch (err) {
-    await proxy?.close();
+    await closeForwarded();
     throw err;
   }
   // Recorded at once (its namespace once known), so a worker killed even now leaves it to the reaper.
@@ -270,7 +294,7 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
       (monitor as ReturnType<typeof startMonitor> | null)?.stop();
       // The init is gone once bubblewrap exited; anything still in the namespace is killed.
       killAll("SIGKILL", false);
-      await proxy?.close();
+      await closeForwarded();
       await (forget as (() => Promise<void>) | null)?.();
       const peak = (monitor as ReturnType<typeof startMonitor> | null)?.peak;
       limitHit ??= limitOfSignal(exitSignal ?? null, limits);
@@ -305,7 +329,10 @@ async function spawned(child: ChildProcess): Promise<void> {
 /** A plain child in its own process group: only for a trusted pool an admin let run unsandboxed. */
 async function launchUnsandboxed(req: Extract<LaunchRequest, { kind: "none" }>): Promise<SandboxedProcess> {
   const [command, ...args] = req.argv as [string, ...string[]];
-  const child = spawn(command, args, { cwd: req.cwd, env: req.env as NodeJS.ProcessEnv, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+  // No sandbox, no boundary to keep the key behind: the agent calls the model API itself.
+  const g = req.modelGateway;
+  const modelEnv = g ? { [g.baseUrlVariable]: g.upstream, [g.keyVariable]: g.key } : {};
+  const child = spawn(command, args, { cwd: req.cwd, env: { ...req.env, ...modelEnv } as NodeJS.ProcessEnv, detached: true, stdio: ["pipe", "pipe", "pipe"] });
   await spawned(child);
   const signal = (sig: "SIGTERM" | "SIGKILL") => {
     try {

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "@/server/domain/events/catalogue";
 import { type StackSpec, zStackSpec } from "@/server/domain/stacks/spec";
+import type { SandboxNetwork } from "@/server/execution/sandbox/policy";
 import { testSandbox } from "@/server/execution/sandbox/testing";
 import { runsAnywhere } from "../testing/processes";
 import { type DoubleTurn, lastUserText, type MessagesApiDouble, type RecordedRequest, startMessagesApiDouble, systemText } from "../testing/messages-api-double";
@@ -17,8 +18,8 @@ import type { ClaudeCodeAdapter } from "./launch-plan";
 
 // The real `claude` binary (node_modules, @anthropic-ai/claude-code) in the real bubblewrap
 // sandbox, in a real git worktree, talking to a Messages-API TEST DOUBLE through the sandbox's
-// egress proxy: the double listens on this machine's own address, which the proxy lets through
-// only because the test's pool lists it (as a gateway's host would be).
+// model gateway (the key stays outside the sandbox): the double listens on this machine's own
+// address; the tests' pool also lists it, so an agent's own connection could reach it too.
 
 const mcpServer = fileURLToPath(new URL("./fixtures/mcp-env-server.mjs", import.meta.url));
 const hostAddress = Object.values(networkInterfaces()).flat().find((a) => a && a.family === "IPv4" && !a.internal)?.address;
@@ -63,7 +64,7 @@ async function run(
   respond: (req: RecordedRequest, i: number) => DoubleTurn,
   over: Record<string, unknown> = {},
   grants = { secrets: ["anthropic-api-key", "ci-token"], configMaps: ["anthropic-base-url"] },
-  opts: { onEvent?: (e: SessionEvent, cancel: (reason: string) => void) => void } = {},
+  opts: { onEvent?: (e: SessionEvent, cancel: (reason: string) => void) => void; network?: SandboxNetwork } = {},
 ) {
   api = await startMessagesApiDouble({ respond, host: hostAddress });
   const { spec, adapter } = stackOf(over);
@@ -75,7 +76,7 @@ async function run(
     // SENTRY_AUTH_TOKEN is on the server but not granted to this stack: it must reach nothing.
     env: { ANTHROPIC_API_KEY: "sk-ant-double-key", ANTHROPIC_BASE_URL: api.url, CI_TOKEN: "ci-token-value", SENTRY_AUTH_TOKEN: "sentry-value-not-granted" },
     limits: { wallClockMs: 90_000 },
-    sandbox: testSandbox({ network: { mode: "restricted", allowedHosts: [`${hostAddress}:${api.port}`] } }),
+    sandbox: testSandbox({ network: opts.network ?? { mode: "restricted", allowedHosts: [`${hostAddress}:${api.port}`] } }),
   });
   const events: AgentEvent[] = [];
   const all: SessionEvent[] = [];
@@ -117,7 +118,7 @@ describe.skipIf(!hostAddress || !existsSync(installedClaudeBinary()))("claude-co
 
     // The granted secret reached the MCP server; the ungranted one and the API key did not.
     const mcpResult = events.find((e) => e.type === "tool_result" && e.payload.output.includes("CI_TOKEN="));
-    expect(mcpResult?.type === "tool_result" && mcpResult.payload.output).toMatch(/CI_TOKEN=present\(14\) SENTRY_AUTH_TOKEN=absent/);
+    expect(mcpResult?.type === "tool_result" && mcpResult.payload.output).toMatch(/CI_TOKEN=present\(14\) SENTRY_AUTH_TOKEN=absent ANTHROPIC_API_KEY=absent/);
 
     const types = events.map((e) => e.type);
     expect(types).toContain("tool_call");
@@ -133,6 +134,33 @@ describe.skipIf(!hostAddress || !existsSync(installedClaudeBinary()))("claude-co
     // The run's totals are the CLI's own.
     const cost = events.findLast((e) => e.type === "cost");
     expect(cost?.type === "cost" && cost.payload.usd).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("hostile: the model API key never enters the sandbox; the CLI reaches the model through the gateway even with no network", async () => {
+    // What a prompt-injected agent would try: every process's environment, and its own.
+    const probe = "grep -l -a sk-ant-double-key /proc/[0-9]*/environ 2>/dev/null | wc -l; for f in /proc/[0-9]*/environ; do cat \"$f\" >/dev/null 2>&1 && echo \"$f\"; done | wc -l; env | grep -c '^ANTHROPIC_API_KEY=' || true";
+    const { events, exit, main } = await run(
+      (req) => {
+        const last = lastUserText(req);
+        if (!(req.body.tools ?? []).length) return { blocks: [{ type: "text", text: "title" }] };
+        if (last.includes("Fix sum.js")) return { blocks: [{ type: "tool_use", name: "Bash", input: { command: probe } }] };
+        return { blocks: [{ type: "text", text: "done" }] };
+      },
+      { tools: ["Bash"], mcpServers: [], subagents: [] },
+      undefined,
+      { network: { mode: "none", allowedHosts: [] } },
+    );
+    expect(exit.status, exit.reason ?? "").toBe("succeeded");
+    // The double saw the real key: the gateway added it outside.
+    for (const r of main) expect(r.headers["x-api-key"]).toBe("sk-ant-double-key");
+    const result = events.find((e) => e.type === "tool_result");
+    const lines = (result?.type === "tool_result" ? result.payload.output : "").trim().split("\n");
+    // No process inside holds the key (of the environments the agent could read: at least its
+    // own), and the agent's shell does not even get the placeholder (the CLI scrubs its own
+    // credentials from its commands).
+    expect(lines[0]).toBe("0");
+    expect(Number(lines[1])).toBeGreaterThanOrEqual(1);
+    expect(lines[2]).toBe("0");
   }, 120_000);
 
   it("a tool call outside the allow rules is denied, not run, and shown as a permission denial", async () => {

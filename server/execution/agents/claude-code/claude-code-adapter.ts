@@ -7,6 +7,7 @@ import type { StackSpec } from "@/server/domain/stacks/spec";
 import { createCommandAdapter } from "../command-adapter";
 import { type AgentAdapter, AgentStartError } from "../types";
 import { type ClaudeCodeAdapter, claudeCodeLaunchPlan, type Grants, type LaunchPlan } from "./launch-plan";
+import type { ModelGatewaySpec } from "@/server/execution/sandbox/model-gateway";
 
 // Runs the Claude Code CLI as the agent, built from the stack (launch-plan.ts), through the
 // command adapter: same sandbox, stdin prompt, stream-json decoding, limits and artifacts. The
@@ -40,7 +41,7 @@ export function createClaudeCodeAdapter(opts: {
     prepare: async (session) => {
       const configDir = join(session.sessionDir, "claude");
       const plan = claudeCodeLaunchPlan(opts.spec, opts.adapter, { binary, configDir, contextFile: session.contextFile, artifactsDir: session.artifactsDir }, opts.grants, opts.leaveOut);
-      const env = environmentFor(plan, opts.adapter, session.env);
+      const { env, modelGateway } = environmentFor(plan, opts.adapter, session.env);
       await mkdir(configDir, { recursive: true });
       for (const f of plan.files) await writeFile(join(configDir, f.name), f.content, { mode: 0o444 });
       await materialiseSkills(opts.spec.skills, session.workspaceDir, session.home);
@@ -48,6 +49,7 @@ export function createClaudeCodeAdapter(opts: {
         argv: plan.argv,
         env,
         readOnlyPaths: [configDir],
+        modelGateway,
         events: [{ type: "log", payload: { stream: "system", text: describePlan(plan) } }],
       };
     },
@@ -55,12 +57,16 @@ export function createClaudeCodeAdapter(opts: {
   return { kind: "claude-code", start: (options) => command.start(options) };
 }
 
+/** Where the CLI calls the model when no grant names a base URL. */
+const anthropicApi = "https://api.anthropic.com";
+
 /**
- * The process environment: the model API key and base URL under the names the CLI reads, the
- * MCP servers' granted variables, and switches that keep the CLI from updating itself or phoning
- * home. Nothing the plan does not name, whatever else was granted.
+ * The process environment: the MCP servers' granted variables and switches that keep the CLI
+ * from updating itself or phoning home; nothing the plan does not name, whatever else was
+ * granted. The model API key and base URL go to the sandbox's model gateway instead: in a
+ * sandbox the CLI holds a placeholder, and the key is added outside (sandbox/model-gateway.ts).
  */
-function environmentFor(plan: LaunchPlan, adapter: ClaudeCodeAdapter, granted: Record<string, string>): Record<string, string> {
+function environmentFor(plan: LaunchPlan, adapter: ClaudeCodeAdapter, granted: Record<string, string>): { env: Record<string, string>; modelGateway: ModelGatewaySpec } {
   // Only a granted key counts: a value the server happens to hold is not this stack's to use.
   const apiKey = plan.env.some((e) => e.name === "ANTHROPIC_API_KEY") ? granted[envVarName(adapter.apiKeySecret)] : undefined;
   if (!apiKey) {
@@ -73,15 +79,19 @@ function environmentFor(plan: LaunchPlan, adapter: ClaudeCodeAdapter, granted: R
     DISABLE_TELEMETRY: "1",
     DISABLE_ERROR_REPORTING: "1",
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    // Defence in depth behind the gateway: the CLI's own credentials are scrubbed from its Bash
+    // commands, hooks and MCP servers (as claude-code-action does for untrusted content).
+    CLAUDE_CODE_SUBPROCESS_ENV_SCRUB: "1",
   };
+  let upstream = anthropicApi;
   for (const { name } of plan.env) {
-    if (name === "ANTHROPIC_API_KEY") env[name] = apiKey;
-    else if (name === "ANTHROPIC_BASE_URL") {
+    if (name === "ANTHROPIC_API_KEY") continue;
+    if (name === "ANTHROPIC_BASE_URL") {
       const url = adapter.baseUrlConfigMap ? granted[envVarName(adapter.baseUrlConfigMap)] : undefined;
-      if (url) env[name] = url;
+      if (url) upstream = url;
     } else if (granted[name] !== undefined) env[name] = granted[name];
   }
-  return env;
+  return { env, modelGateway: { upstream, key: apiKey, keyHeader: "x-api-key", baseUrlVariable: "ANTHROPIC_BASE_URL", keyVariable: "ANTHROPIC_API_KEY" } };
 }
 
 /** The plan as the transcript shows it: the command line and each generated file, names only. */

@@ -104,10 +104,13 @@ describe("claudeCodeLaunchPlan", () => {
     expect(plan.withheld).toEqual(["secret anthropic-api-key (the model API key): not granted"]);
   });
 
-  it("a granted base URL config map becomes ANTHROPIC_BASE_URL", () => {
+  it("a granted base URL config map is where the model gateway forwards; the key is held outside the sandbox", () => {
     const { spec } = stack();
     const adapter: ClaudeCodeAdapter = { kind: "claude-code", apiKeySecret: "gw-key", baseUrlConfigMap: "gw-url", maxTurns: 3 };
     const plan = claudeCodeLaunchPlan(spec, adapter, paths, { secrets: new Set(["gw-key"]), configMaps: new Set(["gw-url"]) });
-    expect(plan.env.slice(0, 2)).toEqual([{ name: "ANTHROPIC_API_KEY", from: "secret gw-key" }, { name: "ANTHROPIC_BASE_URL", from: "config map gw-url" }]);
+    expect(plan.env.slice(0, 2)).toEqual([
+      { name: "ANTHROPIC_API_KEY", from: "secret gw-key, held by Airlock's model gateway outside the sandbox; the agent gets a placeholder" },
+      { name: "ANTHROPIC_BASE_URL", from: "config map gw-url, where the model gateway forwards; the agent gets the gateway's address" },
+    ]);
   });
 });

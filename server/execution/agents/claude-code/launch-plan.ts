@@ -103,10 +103,12 @@ export function mcpServerEntries(spec: StackSpec, grants: Grants): { servers: Re
 export function claudeCodeLaunchPlan(spec: StackSpec, adapter: ClaudeCodeAdapter, paths: LaunchPaths, grants: Grants, leaveOut: ReadonlyMap<string, string> = new Map()): LaunchPlan {
   const withheld: string[] = [];
   const env: LaunchPlan["env"] = [];
-  if (grants.secrets.has(adapter.apiKeySecret)) env.push({ name: "ANTHROPIC_API_KEY", from: `secret ${adapter.apiKeySecret}` });
+  // The key and base URL reach Airlock's model gateway, outside the sandbox; the agent holds a
+  // placeholder key and the gateway's address (sandbox/model-gateway.ts).
+  if (grants.secrets.has(adapter.apiKeySecret)) env.push({ name: "ANTHROPIC_API_KEY", from: `secret ${adapter.apiKeySecret}, held by Airlock's model gateway outside the sandbox; the agent gets a placeholder` });
   else withheld.push(`secret ${adapter.apiKeySecret} (the model API key): not granted`);
   if (adapter.baseUrlConfigMap) {
-    if (grants.configMaps.has(adapter.baseUrlConfigMap)) env.push({ name: "ANTHROPIC_BASE_URL", from: `config map ${adapter.baseUrlConfigMap}` });
+    if (grants.configMaps.has(adapter.baseUrlConfigMap)) env.push({ name: "ANTHROPIC_BASE_URL", from: `config map ${adapter.baseUrlConfigMap}, where the model gateway forwards; the agent gets the gateway's address` });
     else withheld.push(`config map ${adapter.baseUrlConfigMap} (the model API base URL): not granted`);
   }
   const mcp = mcpServerEntries({ ...spec, mcpServers: spec.mcpServers.filter((s) => !leaveOut.has(s.name)) }, grants);
