@@ -100,13 +100,13 @@ function PolicyForm({ repositoryId, version, policy, canEdit }: { repositoryId: 
           <fieldset disabled={!canEdit.allowed || save.isPending || !status.hydrated} aria-describedby={!canEdit.allowed ? noteId : undefined} className={cn(cardVariants(), "min-w-0 space-y-4")}>
             <div className="grid gap-3 sm:grid-cols-3">
               <CheckboxField name="autoRunOnFailedCheck" label="Auto-run on failed check" hint="A failed-check rule set to auto-run starts its run without a person." />
-              <CheckboxField name="botCommentsAllowed" label="Bot comments allowed" hint="Diagnosis summaries may be posted without an approval." />
+              <CheckboxField name="botCommentsAllowed" label="Bot comments allowed" hint="Diagnosis summaries of runs on the repository's own code may be posted without an approval; a fork's run always waits for a person." />
               <CheckboxField name="twoPersonRule" label="Two-person rule" hint="Whoever started a run cannot approve its write-backs." />
             </div>
             <CheckboxGroupField
               name="writeBackExceptions"
               label="Write-back exceptions"
-              hint="Write-backs that may proceed without approval, on stacks whose approval mode allows exceptions. Each change is audited."
+              hint="Write-backs that may proceed without approval, on stacks whose approval mode allows exceptions, for runs on the repository's own code. A fork's run (or one Airlock cannot place) always waits for a person, except a label change. Each change is audited."
               options={WRITE_BACK_KINDS.map((k) => ({ value: k, label: WRITE_BACK_LABELS[k] }))}
             />
             <div className="grid gap-3 sm:grid-cols-3">

@@ -110,8 +110,6 @@ export type RequestWriteBackResult =
 export type GateOutcome = RequestWriteBackResult | { kind: "skipped"; policyDecisionId: string | null; reason: string };
 
 /** Words the bot would post on a PR (the change gate asks where the run's code came from). */
-const wordKinds: readonly WriteBackKind[] = ["comment", "review", "approve_review"];
-
 /**
  * The run's code origin as the change gate knows it, always asserted (an unrecorded one is
  * "unknown"): a stored policy version that predates the fact refuses it and the request fails
@@ -155,9 +153,9 @@ export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcom
           repository_exempts_kind: exempt,
           is_diagnosis_comment: opts.isDiagnosisComment ?? false,
           bot_comments_allowed: run.repository.botCommentsAllowed,
-          // Only asserted for words on a PR, so a stored policy version from before the fact keeps
-          // deciding every other kind; for comments and reviews it refuses the fact: fail closed.
-          ...(wordKinds.includes(opts.action) ? { run_origin: originFact(run) } : {}),
+          // Always asserted: a stored policy version from before the fact refuses it, and the
+          // request fails closed (a person approves) until an admin saves the shipped version.
+          run_origin: originFact(run),
       },
       whenFactsRefused: "approval is required",
     });

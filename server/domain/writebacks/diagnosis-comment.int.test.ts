@@ -136,7 +136,7 @@ describe("the diagnosis comment", () => {
     await runEndedTask({ runId: run.id, status: "succeeded" }, quiet);
     expect(await db().writeBack.count({ where: { runId: run.id } })).toBe(0);
     const decision = await db().policyDecision.findFirstOrThrow({ where: { runId: run.id, subject: { startsWith: "write_back:" } }, orderBy: { createdAt: "desc" } });
-    expect(decision).toMatchObject({ ruleName: "untrusted_comment_needs_approval", value: true });
+    expect(decision).toMatchObject({ ruleName: "untrusted_origin_needs_approval", value: true });
     // A run whose origin was never recorded is no better than a fork's.
     const unplaced = await diagnosisRun({ origin: null });
     await runEndedTask({ runId: unplaced.run.id, status: "succeeded" }, quiet);
@@ -186,7 +186,7 @@ describe("the diagnosis comment", () => {
 /** The change gate as it was stored before `run_origin` existed (the property and every rule part naming it removed). */
 function withoutOriginFact() {
   const def = structuredClone(changeGatePolicy) as unknown as { properties: { name: string }[]; rules: { name: string; when: unknown }[] };
-  const untrusted = JSON.stringify({ all: [{ property: "kind", inList: ["comment", "review"] }, { property: "run_origin", isNot: "repository" }] });
+  const untrusted = JSON.stringify({ all: [{ property: "kind", inList: ["push_commits", "update_pr_branch", "open_pr", "comment", "review", "rerun_workflow"] }, { property: "run_origin", isNot: "repository" }] });
   const dropped = (x: unknown) => JSON.stringify(x) === untrusted || (typeof x === "object" && x !== null && (x as { property?: string }).property === "run_origin");
   const strip = (c: unknown): unknown => {
     if (!c || typeof c !== "object") return c;
@@ -197,6 +197,6 @@ function withoutOriginFact() {
     return o;
   };
   def.properties = def.properties.filter((p) => p.name !== "run_origin");
-  def.rules = def.rules.filter((r) => r.name !== "untrusted_comment_needs_approval").map((r) => ({ ...r, when: strip(r.when) }));
+  def.rules = def.rules.filter((r) => r.name !== "untrusted_origin_needs_approval").map((r) => ({ ...r, when: strip(r.when) }));
   return def;
 }

@@ -109,7 +109,8 @@ describe("write-back execution on the local forge", () => {
     const { createExecRun, createStack, scriptedSpec } = await import("@/server/queue/testing/fixtures");
     const stack = await createStack(scriptedSpec({ approvalMode: "exceptions_allowed" }));
     const run = await createExecRun({ repositoryId: repo.repository.id, stack, sha: repo.sha });
-    await db().agentDispatchRun.update({ where: { id: run.id }, data: { status: "awaiting_approval" } });
+    // The repository's own code (a push to main), as evaluation records it.
+    await db().agentDispatchRun.update({ where: { id: run.id }, data: { status: "awaiting_approval", origin: "repository" } });
     const { contentDigest } = await import("@/server/lib/digest");
     const artifact = await db().artifact.create({ data: { runId: run.id, kind: "patch", name: "fix.patch", content: calcPatch, digest: contentDigest(calcPatch), sizeBytes: calcPatch.length } });
     const res = await requestWriteBack({ db: db(), runId: run.id, action: "push_commits", target: { branch: "main", headSha: repo.sha }, artifactId: artifact.id });
@@ -123,6 +124,24 @@ describe("write-back execution on the local forge", () => {
     expect(await commitsOn(repo.repoPath)).toBe(2);
     await runReactions(); // the run settles in the approval.decided job
     expect((await db().agentDispatchRun.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("succeeded");
+  });
+
+  it("hostile: a fork's run (or one Airlock cannot place) never pushes without a person, though the repository exempts pushes", async () => {
+    const repo = await createPatchRepository([]);
+    await db().repository.update({ where: { id: repo.repository.id }, data: { writeBackExceptions: ["push_commits"] } });
+    const { createExecRun, createStack, scriptedSpec } = await import("@/server/queue/testing/fixtures");
+    const stack = await createStack(scriptedSpec({ approvalMode: "exceptions_allowed" }));
+    const { contentDigest } = await import("@/server/lib/digest");
+    for (const origin of ["fork", null] as const) {
+      const run = await createExecRun({ repositoryId: repo.repository.id, stack, sha: repo.sha });
+      await db().agentDispatchRun.update({ where: { id: run.id }, data: { status: "awaiting_approval", origin, isFork: origin === "fork" } });
+      const artifact = await db().artifact.create({ data: { runId: run.id, kind: "patch", name: "fix.patch", content: calcPatch, digest: contentDigest(calcPatch), sizeBytes: calcPatch.length } });
+      const res = await requestWriteBack({ db: db(), runId: run.id, action: "push_commits", target: { branch: "main", headSha: repo.sha }, artifactId: artifact.id });
+      expect(res.kind, String(origin)).toBe("approval");
+      const decision = await db().policyDecision.findFirstOrThrow({ where: { subject: { startsWith: `write_back:${run.id}:push_commits` } } });
+      expect(decision).toMatchObject({ ruleName: "untrusted_origin_needs_approval", value: true });
+    }
+    expect(await commitsOn(repo.repoPath)).toBe(1);
   });
 
   it("a diagnosis comment is posted without approval only when the repository allows bot comments", async () => {

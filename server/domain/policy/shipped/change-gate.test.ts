@@ -91,18 +91,20 @@ describe("change gate", () => {
       expect(assignment.approval_mode).toBe("exceptions_allowed");
       const diagnosis = assignment.kind === "comment" && assignment.is_diagnosis_comment === true && assignment.bot_comments_allowed === true;
       expect(diagnosis || assignment.repository_exempts_kind === true).toBe(true);
-      if (assignment.kind === "comment" || assignment.kind === "review") expect(assignment.run_origin).toBe("repository");
+      if (assignment.kind !== "set_labels") expect(assignment.run_origin).toBe("repository");
     }
   });
 
-  it("never lets a fork's (or an unplaced) run comment or review without a person, whatever the repository allows", () => {
+  it("never lets a fork's (or an unplaced) run push, open a PR, comment, review or rerun without a person, whatever the repository allows", () => {
     for (const run_origin of ["fork", "unknown", undefined]) {
-      for (const kind of ["comment", "review"]) {
+      for (const kind of ["push_commits", "update_pr_branch", "open_pr", "comment", "review", "rerun_workflow"]) {
         const decision = gate({ kind, ...allowing, run_origin });
         expect(decision.value, `${kind} ${run_origin}`).toBe(true);
-        expect(decision.rule).toBe("untrusted_comment_needs_approval");
+        expect(decision.rule).toBe("untrusted_origin_needs_approval");
+        // The same write-back from the repository's own code is exempted.
+        expect(gate({ kind, ...allowing, run_origin: "repository" }).value, `${kind} repository`).toBe(false);
       }
-      // The origin fact concerns words on a PR only: an exempted label flip still proceeds.
+      // A label flip carries no code or words of the run: an exempted one still proceeds.
       expect(gate({ kind: "set_labels", ...allowing, run_origin }).value).toBe(false);
     }
   });

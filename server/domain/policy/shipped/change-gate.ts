@@ -8,10 +8,15 @@ import { definePolicy } from "../validate";
 /** Write-backs a repository admin may exempt from approval. */
 const exemptable = ["push_commits", "update_pr_branch", "open_pr", "comment", "review", "rerun_workflow", "set_labels"];
 
-/** Words the bot posts on a PR: never without a person for a run on a fork's or an unnamed origin's code. */
-const untrustedWords: Condition = {
+/**
+ * What a run on a fork's or an unnamed origin's code may never write without a person, whatever
+ * the repository exempts: commits, a PR, words on a PR, a rerun (which would run the fork's
+ * workflows without GitHub's approval for outside contributors). A label flip stays exemptable:
+ * triage labels fork PRs too, and a label carries no code or words of the run.
+ */
+const untrustedWrites: Condition = {
   all: [
-    { property: "kind", inList: ["comment", "review"] },
+    { property: "kind", inList: ["push_commits", "update_pr_branch", "open_pr", "comment", "review", "rerun_workflow"] },
     // Closed world: an unrecorded origin is not the repository's own.
     { property: "run_origin", isNot: "repository" },
   ],
@@ -57,7 +62,7 @@ export const changeGatePolicy = definePolicy({
       name: "run_origin",
       type: "enum",
       values: ["repository", "fork", "unknown"],
-      description: "Where the run's code came from (a fork's or an unnamed origin's run never gets a bot comment without a person).",
+      description: "Where the run's code came from (a fork's or an unnamed origin's run never writes code or words without a person).",
     },
     // privileged_capability: what the attempt would launch with, so a repository admin's narrower
     // exception is a rule over these facts (e.g. open network for one repository), stored with its proof.
@@ -96,11 +101,11 @@ export const changeGatePolicy = definePolicy({
       explanation: "The agent stack asks for approval on every write-back.",
     },
     {
-      name: "untrusted_comment_needs_approval",
+      name: "untrusted_origin_needs_approval",
       priority: 70,
-      when: { all: [{ property: "approval_mode", is: "exceptions_allowed" }, untrustedWords] },
+      when: { all: [{ property: "approval_mode", is: "exceptions_allowed" }, untrustedWrites] },
       then: { property: "approval_required", value: true },
-      explanation: "The run worked on a fork's code (or code Airlock cannot place), so a person approves what the bot would say.",
+      explanation: "The run worked on a fork's code (or code Airlock cannot place), so a person approves what it would write or say.",
     },
     {
       name: "diagnosis_comment_allowed",
@@ -125,7 +130,7 @@ export const changeGatePolicy = definePolicy({
           { property: "kind", inList: exemptable },
           { property: "approval_mode", is: "exceptions_allowed" },
           { property: "repository_exempts_kind", is: true },
-          { none: [untrustedWords] },
+          { none: [untrustedWrites] },
         ],
       },
       then: { property: "approval_required", value: false },
@@ -149,7 +154,7 @@ export const changeGatePolicy = definePolicy({
                   { property: "run_origin", is: "repository" },
                 ],
               },
-              untrustedWords,
+              untrustedWrites,
             ],
           },
         ],
