@@ -10,6 +10,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { StackSpec } from "@/server/domain/stacks/spec";
 import { egressVerdict } from "@/server/execution/sandbox/egress-proxy";
+import { pinnedFetch } from "@/server/execution/sandbox/pinned-fetch";
 import { launchAgentProcess, type SandboxedProcess } from "@/server/execution/sandbox/launch";
 import { defaultAgentPath } from "../command-adapter";
 import type { AgentSandbox } from "../types";
@@ -22,7 +23,8 @@ import { type Grants, type McpConfigEntry, mcpServerEntries } from "./launch-pla
 //   and must answer `initialize` and `tools/list`;
 // - http/sse: the sandbox's egress rule (egressVerdict, the proxy's own) decides first; a host the
 //   agent could not reach is reported refused and never contacted. Otherwise MCP's initialize
-//   and tools/list over streamable HTTP (or SSE), every request checked again, no redirects.
+//   and tools/list over streamable HTTP (or SSE), every request checked again and dialled at the
+//   address that was checked (sandbox/pinned-fetch.ts), no redirects.
 // Each probe is bounded by a timeout. What a server says is never passed on (its stderr, its
 // stdout, its error texts can quote a secret): a result carries its tool count, or a reason
 // Airlock wrote.
@@ -229,19 +231,17 @@ async function probeRemote(entry: Extract<McpConfigEntry, { type: "http" | "sse"
   const verdict = egressVerdict(network);
   const portOf = (u: URL) => Number(u.port || (u.protocol === "https:" ? 443 : 80));
   let refused: string | null = null;
-  const check = async (u: URL) => {
+  /** The address to dial (checked once, dialled as checked: no second lookup for DNS to answer differently). */
+  const check = async (u: URL): Promise<string> => {
     const v = opts.sandbox.kind === "none" ? { address: u.hostname } : await verdict(u.hostname, portOf(u));
     if ("refused" in v) {
       refused = `refused by the sandbox's egress rules: ${u.hostname.slice(0, 253)}:${portOf(u)} ${v.refused}; not contacted`;
       throw new ProbeFailure(refused);
     }
+    return v.address;
   };
   await check(url);
-  const guardedFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const target = new URL(input instanceof Request ? input.url : input.toString());
-    await check(target);
-    return fetch(input, { ...init, redirect: "error" });
-  };
+  const guardedFetch = opts.sandbox.kind === "none" ? (input: string | URL | Request, init?: RequestInit) => fetch(input, { ...init, redirect: "error" }) : pinnedFetch(check);
   const headers = Object.fromEntries(Object.entries(entry.headers).map(([k, v]) => [k, fill(v, opts.granted)]));
   const transport =
     entry.type === "http"
