@@ -1,9 +1,11 @@
 import { createLoader, parseAsStringLiteral } from "nuqs/server";
 import { parseAsText, toInput } from "@/components/ui/url-filters";
+import { DeliveryOutcome } from "@/server/db/generated/enums";
 
 // The deliveries page's filters in the URL (shared by the page's prefetch and the list).
 
-export const deliveryOutcomes = ["received", "processed", "ignored", "duplicate", "rejected", "failed"] as const;
+/** In the schema's order (received, processed, ... failed), as the outcome filter lists them. */
+export const deliveryOutcomes = Object.values(DeliveryOutcome);
 
 export const deliveryFilterParsers = {
   outcome: parseAsStringLiteral(deliveryOutcomes),
@@ -14,7 +16,7 @@ export const deliveryFilterParsers = {
 
 export const loadDeliveryFilters = createLoader(deliveryFilterParsers);
 
-type Values = { outcome: (typeof deliveryOutcomes)[number] | null; event: string | null; repository: string | null; delivery: string | null };
+type Values = { outcome: DeliveryOutcome | null; event: string | null; repository: string | null; delivery: string | null };
 
 /** deliveries.list's input for these filters. */
 export const deliveryListInput = ({ delivery, ...f }: Values) => ({ ...toInput({ ...f, deliveryId: delivery }), limit: 50 });

@@ -12,13 +12,15 @@ const rank: Record<RepoRole, number> = { viewer: 1, maintainer: 2, admin: 3 };
 export type TokenScope = { tokenId: string; kind: "personal" | "service"; name: string; role: RepoRole; repositoryIds: string[]; ownerIsAdmin: boolean };
 
 export type SessionUser = { id: string; email: string; name: string; isAdmin: boolean; apiToken?: TokenScope };
+/** What a role check reads of a user (the actor types of server/domain/actor.ts have it). */
+type RoleSubject = Pick<SessionUser, "id" | "isAdmin" | "apiToken">;
 
 export const roleAtLeast = (role: RepoRole | null, min: RepoRole) => role !== null && rank[role] >= rank[min];
 
 const lowerRole = (a: RepoRole | null, b: RepoRole): RepoRole | null => (a === null ? null : rank[a] <= rank[b] ? a : b);
 
 /** The user's role on a repository: a global admin is admin everywhere; a token caps it. */
-export async function repositoryRole(db: Db, user: SessionUser, repositoryId: string): Promise<RepoRole | null> {
+export async function repositoryRole(db: Db, user: RoleSubject, repositoryId: string): Promise<RepoRole | null> {
   const token = user.apiToken;
   if (token && !token.repositoryIds.includes(repositoryId)) return null;
   const own = user.isAdmin || token?.ownerIsAdmin ? "admin" : await membershipRole(db, user.id, repositoryId);
@@ -31,7 +33,7 @@ async function membershipRole(db: Db, userId: string, repositoryId: string): Pro
 }
 
 /** The user's repositories with their roles (capped by a token), or "all" for a global admin. */
-export async function repositoryRoles(db: Db, user: Pick<SessionUser, "id" | "isAdmin" | "apiToken">): Promise<{ repositoryId: string; role: RepoRole }[] | "all"> {
+export async function repositoryRoles(db: Db, user: RoleSubject): Promise<{ repositoryId: string; role: RepoRole }[] | "all"> {
   if (user.isAdmin) return "all";
   const token = user.apiToken;
   const rows = token?.ownerIsAdmin
@@ -41,7 +43,7 @@ export async function repositoryRoles(db: Db, user: Pick<SessionUser, "id" | "is
 }
 
 /** Repositories the user can see, or "all" for a global admin. */
-export async function visibleRepositoryIds(db: Db, user: SessionUser): Promise<string[] | "all"> {
+export async function visibleRepositoryIds(db: Db, user: RoleSubject): Promise<string[] | "all"> {
   const roles = await repositoryRoles(db, user);
   return roles === "all" ? "all" : roles.map((r) => r.repositoryId);
 }

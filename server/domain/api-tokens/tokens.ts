@@ -4,6 +4,7 @@ import { transaction } from "@/server/db";
 import { repositoryRole, roleAtLeast, type SessionUser } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
 import { sha256 } from "@/server/lib/digest";
+import { auditActorOf, type UserActor } from "../actor";
 import { recordAudit } from "../audit";
 import { parseInput } from "../repositories/input";
 import { zCreateApiTokenInput } from "./schemas";
@@ -16,8 +17,6 @@ import { zCreateApiTokenInput } from "./schemas";
 
 export const TOKEN_PREFIX = "airlock_";
 const tokenHashOf = (token: string) => sha256(token);
-
-type Owner = Pick<SessionUser, "id" | "email" | "isAdmin" | "apiToken">;
 
 const publicFields = {
   id: true,
@@ -32,7 +31,7 @@ const publicFields = {
   revokedAt: true,
 } as const;
 
-export async function createApiToken(opts: { db: Db; owner: Owner; input: unknown; now?: Date }) {
+export async function createApiToken(opts: { db: Db; owner: UserActor; input: unknown; now?: Date }) {
   if (opts.owner.apiToken) throw new AppError("FORBIDDEN", "A token cannot make tokens; sign in to the console.", { reason: "token_cannot_manage_tokens" });
   const input = parseInput(zCreateApiTokenInput, opts.input);
   const now = opts.now ?? new Date();
@@ -41,7 +40,7 @@ export async function createApiToken(opts: { db: Db; owner: Owner; input: unknow
   // service token (a credential for automation, outliving a person's session) needs admin there.
   const needed = input.kind === "service" ? "admin" : input.role;
   for (const repositoryId of repositoryIds) {
-    const role = await repositoryRole(opts.db, { ...opts.owner, name: "" }, repositoryId);
+    const role = await repositoryRole(opts.db, opts.owner, repositoryId);
     if (!roleAtLeast(role, needed)) {
       throw new AppError(
         "FORBIDDEN",
@@ -69,7 +68,7 @@ export async function createApiToken(opts: { db: Db; owner: Owner; input: unknow
       select: publicFields,
     });
     await recordAudit(tx, {
-      actor: { userId: opts.owner.id, label: opts.owner.email },
+      actor: auditActorOf(opts.owner),
       action: "api_token.create",
       objectType: "ApiToken",
       objectId: row.id,
@@ -81,7 +80,7 @@ export async function createApiToken(opts: { db: Db; owner: Owner; input: unknow
 }
 
 /** The owner's tokens (a global admin: everyone's service tokens too), newest first; never a hash. */
-export async function listApiTokens(opts: { db: Db; owner: Owner }) {
+export async function listApiTokens(opts: { db: Db; owner: UserActor }) {
   const rows = await opts.db.apiToken.findMany({
     where: opts.owner.isAdmin ? { OR: [{ ownerId: opts.owner.id }, { kind: "service" }] } : { ownerId: opts.owner.id },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
@@ -93,7 +92,7 @@ export async function listApiTokens(opts: { db: Db; owner: Owner }) {
   return rows.map((r) => ({ ...r, repositories: r.repositoryIds.map((id) => ({ id, fullName: names.get(id) ?? null })) }));
 }
 
-export async function revokeApiToken(opts: { db: Db; actor: Owner; tokenId: string; now?: Date }) {
+export async function revokeApiToken(opts: { db: Db; actor: UserActor; tokenId: string; now?: Date }) {
   if (opts.actor.apiToken) throw new AppError("FORBIDDEN", "A token cannot revoke tokens; sign in to the console.", { reason: "token_cannot_manage_tokens" });
   const now = opts.now ?? new Date();
   return transaction(opts.db, "revokeApiToken", async (tx) => {
@@ -103,7 +102,7 @@ export async function revokeApiToken(opts: { db: Db; actor: Owner; tokenId: stri
     if (row.revokedAt) throw new AppError("CONFLICT", "This token is already revoked.", { reason: "already_revoked" });
     const updated = await tx.apiToken.update({ where: { id: row.id }, data: { revokedAt: now }, select: publicFields });
     await recordAudit(tx, {
-      actor: { userId: opts.actor.id, label: opts.actor.email },
+      actor: auditActorOf(opts.actor),
       action: "api_token.revoke",
       objectType: "ApiToken",
       objectId: row.id,
@@ -146,7 +145,7 @@ export function recordTokenUse(db: Db, user: SessionUser, use: { method: string;
   const token = user.apiToken;
   if (!token) return Promise.resolve(null);
   return recordAudit(db, {
-    actor: { userId: user.id, label: user.email },
+    actor: auditActorOf(user),
     action: "api_token.use",
     objectType: "ApiToken",
     objectId: token.tokenId,

@@ -2,7 +2,8 @@ import type { Db, Prisma, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
 import { repositoryRole, roleAtLeast } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
-import { type AuditActor, recordAudit } from "../audit";
+import { auditActorOf, type UserActor } from "../actor";
+import { recordAudit } from "../audit";
 import { appendRunEvents } from "../events/append";
 import { twoPersonRefusal } from "../runs/causers";
 import { fixForwardOnApprovalRejection } from "../fixloop/triggers";
@@ -29,11 +30,8 @@ import { utcMinute } from "@/server/lib/time";
 // through transition.ts; the run settles (succeeded, escalated...) in the `approval.decided` job
 // each change enqueues, so a rejection's response no longer carries the run's new status.
 
-export type ApprovalActor = { id: string; email: string; isAdmin: boolean };
 /** The commit a branch points at on the forge now (null: unknown). */
 export type BranchHead = (repository: string, branch: string) => Promise<string | null>;
-
-const auditActor = (a: ApprovalActor): AuditActor => ({ userId: a.id, label: a.email });
 
 async function lockApproval(tx: Tx, approvalId: string) {
   await lockApprovalRow(tx, approvalId);
@@ -48,9 +46,9 @@ async function lockApproval(tx: Tx, approvalId: string) {
 }
 type LockedApproval = Awaited<ReturnType<typeof lockApproval>>;
 
-async function requireDecider(tx: Tx, actor: ApprovalActor | null, approval: LockedApproval): Promise<ApprovalActor> {
+async function requireDecider(tx: Tx, actor: UserActor | null, approval: LockedApproval): Promise<UserActor> {
   if (!actor) throw new AppError("UNAUTHORIZED", "Sign in to decide an approval.", { reason: "unauthenticated" });
-  const role = await repositoryRole(tx, { ...actor, name: "" }, approval.run.repositoryId);
+  const role = await repositoryRole(tx, actor, approval.run.repositoryId);
   if (!roleAtLeast(role, "maintainer")) {
     throw new AppError("FORBIDDEN", role === null ? "You have no role on this repository." : `Deciding an approval needs the maintainer role; you are ${role}.`, {
       reason: "repository_role",
@@ -69,13 +67,13 @@ function requirePending(approval: LockedApproval) {
 
 type Refusal = { refused: AppError };
 
-async function expireIfDue(tx: Tx, approval: LockedApproval, actor: ApprovalActor, now: Date): Promise<Refusal | null> {
+async function expireIfDue(tx: Tx, approval: LockedApproval, actor: UserActor, now: Date): Promise<Refusal | null> {
   if (approval.expiresAt > now) return null;
   await transitionApproval(tx, {
     approval,
     to: "expired",
     data: { decidedAt: now, reason: "expired before a decision" },
-    audit: { actor: auditActor(actor), action: "approval.expire", repositoryId: approval.run.repositoryId, detail: { expiresAt: approval.expiresAt.toISOString() } },
+    audit: { actor: auditActorOf(actor), action: "approval.expire", repositoryId: approval.run.repositoryId, detail: { expiresAt: approval.expiresAt.toISOString() } },
   });
   return { refused: new AppError("PRECONDITION_FAILED", `This approval expired at ${utcMinute(approval.expiresAt)}.`, { reason: "expired" }) };
 }
@@ -90,7 +88,7 @@ async function currentHead(tx: Tx, approval: LockedApproval, branchHead?: Branch
 }
 
 /** The world moved since the request: it is marked stale (expired) and a new pending request replaces it. */
-async function supersede(tx: Tx, approval: LockedApproval, actor: ApprovalActor, change: { headSha: string | null; artifactDigest: string | null; why: string }, now: Date): Promise<Refusal> {
+async function supersede(tx: Tx, approval: LockedApproval, actor: UserActor, change: { headSha: string | null; artifactDigest: string | null; why: string }, now: Date): Promise<Refusal> {
   const presented = (approval.presented ?? {}) as Record<string, unknown>;
   const target = { ...((presented.target as object | undefined) ?? {}), headSha: change.headSha ?? approval.targetHeadSha };
   const artifact = presented.artifact && typeof presented.artifact === "object" ? { ...(presented.artifact as object), digest: change.artifactDigest ?? approval.artifactDigest } : presented.artifact;
@@ -130,13 +128,13 @@ async function supersede(tx: Tx, approval: LockedApproval, actor: ApprovalActor,
       },
     ],
   });
-  await recordAudit(tx, { actor: auditActor(actor), action: "approval.stale", objectType: "ApprovalRequest", objectId: approval.id, repositoryId: approval.run.repositoryId, detail: { why: change.why, newApprovalId: next.id } });
+  await recordAudit(tx, { actor: auditActorOf(actor), action: "approval.stale", objectType: "ApprovalRequest", objectId: approval.id, repositoryId: approval.run.repositoryId, detail: { why: change.why, newApprovalId: next.id } });
   return { refused: new AppError("PRECONDITION_FAILED", `This approval is stale: ${change.why}. A new request (${next.id}) replaces it.`, { reason: "stale", details: { newApprovalId: next.id } }) };
 }
 
 export type ApproveOptions = {
   db: Db;
-  actor: ApprovalActor | null;
+  actor: UserActor | null;
   approvalId: string;
   /** The artifact digest and head SHA the approver was shown. */
   artifactDigest: string | null;
@@ -173,7 +171,7 @@ export async function approveApproval(opts: ApproveOptions & { kinds?: "any" | "
     if (twoPerson) throw new AppError("FORBIDDEN", twoPerson.message, { reason: "two_person_rule", details: { causes: twoPerson.causes } });
     if (approval.action === "privileged_capability") {
       // Bound to the digest of what will launch, checked against the run as it is now.
-      return approvePrivileged(tx, { approval: { ...approval, status: "pending" }, actor: { userId: actor.id, label: actor.email }, now });
+      return approvePrivileged(tx, { approval: { ...approval, status: "pending" }, actor, now });
     }
     if ((approval.artifactDigest ?? null) !== (opts.artifactDigest ?? null) || (approval.targetHeadSha !== null && approval.targetHeadSha !== opts.headSha)) {
       throw new AppError("PRECONDITION_FAILED", "This approval is stale: what you reviewed is not what this request is for. Reload and review again.", { reason: "stale" });
@@ -209,7 +207,7 @@ export async function approveApproval(opts: ApproveOptions & { kinds?: "any" | "
     });
     await appendRunEvents({ db: tx, runId: run.id, events: [{ type: "log", payload: { stream: "system", text: `${actor.email} approved ${approval.action.replaceAll("_", " ")} (${approval.id}); executing write-back ${writeBack.id}` } }] });
     await recordAudit(tx, {
-      actor: auditActor(actor),
+      actor: auditActorOf(actor),
       action: "approval.approve",
       objectType: "ApprovalRequest",
       objectId: approval.id,
@@ -222,7 +220,7 @@ export async function approveApproval(opts: ApproveOptions & { kinds?: "any" | "
   return result;
 }
 
-export async function rejectWriteBack(opts: { db: Db; actor: ApprovalActor | null; approvalId: string; reason: string; now?: Date }): Promise<{ approvalId: string }> {
+export async function rejectWriteBack(opts: { db: Db; actor: UserActor | null; approvalId: string; reason: string; now?: Date }): Promise<{ approvalId: string }> {
   const now = opts.now ?? new Date();
   const reason = opts.reason.trim();
   const result = await transaction(opts.db, "rejectWriteBack", async (tx): Promise<Refusal | { approvalId: string }> => {
@@ -237,7 +235,7 @@ export async function rejectWriteBack(opts: { db: Db; actor: ApprovalActor | nul
       to: "rejected",
       data: { decidedById: actor.id, decidedAt: now, reason },
       events: [{ type: "log", payload: { stream: "system", text: `${actor.email} rejected ${approval.action.replaceAll("_", " ")} (${approval.id}): ${reason}` } }],
-      audit: { actor: auditActor(actor), action: "approval.reject", repositoryId: approval.run.repositoryId, detail: { runId: approval.runId, action: approval.action, reason } },
+      audit: { actor: auditActorOf(actor), action: "approval.reject", repositoryId: approval.run.repositoryId, detail: { runId: approval.runId, action: approval.action, reason } },
     });
     // A rejected privileged launch ends its run with the reason; nothing ran, so nothing is fixed forward.
     if (approval.action === "privileged_capability") await endRejectedLaunch(tx, { approval, by: actor.email, reason, now });

@@ -1,6 +1,7 @@
 import type { Prisma, Tx } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { type AuditActor, recordAudit } from "../audit";
+import { auditActorOf, systemActor, type UserActor } from "../actor";
+import { recordAudit } from "../audit";
 import type { RunEventInput } from "../events/catalogue";
 import type { AdmissionDecision } from "../pools/admission";
 import { enqueueDispatch } from "../runs/attempts";
@@ -118,7 +119,7 @@ export async function gatePrivilegedLaunch(
     const exception = `change-gate rule ${rule ?? "default"}: ${reason}`;
     opts.events.push({ type: "log", payload: { stream: "system", text: `Attempt ${attempt.number} launches with ${named} without an approval: ${exception} (decision ${policyDecisionId}).` } });
     await recordAudit(tx, {
-      actor: { userId: null, label: "change gate" },
+      actor: systemActor("change gate"),
       action: "privileged_capability.exempt",
       objectType: "DispatchAttempt",
       objectId: attempt.id,
@@ -191,8 +192,9 @@ function launchOf(approval: { presented: Prisma.JsonValue }): PresentedLaunch {
  * re-admits the run (a new request follows). Otherwise: approved, the run re-queued and its
  * dispatch enqueued; the claim re-checks the grants and launches.
  */
-export async function approvePrivileged(tx: Tx, opts: { approval: LockedPrivilegedApproval; actor: AuditActor & { userId: string }; now: Date }): Promise<{ refused: AppError } | { approvalId: string; writeBackId: null }> {
-  const { approval, actor, now } = opts;
+export async function approvePrivileged(tx: Tx, opts: { approval: LockedPrivilegedApproval; actor: UserActor; now: Date }): Promise<{ refused: AppError } | { approvalId: string; writeBackId: null }> {
+  const { approval, now } = opts;
+  const actor = auditActorOf(opts.actor);
   const launch = launchOf(approval);
   const run = await lockRun(tx, approval.runId, { admission: true });
   if (!run || run.status !== "awaiting_approval") {
@@ -202,12 +204,12 @@ export async function approvePrivileged(tx: Tx, opts: { approval: LockedPrivileg
   const current = decision ? await currentLaunch(tx, approval.run, decision) : null;
   if (!current || current.digest !== launch.digest) {
     const why = `stale: ${current ? launchChanges(launch.record, current.record).join(", ") : "its admission"} changed since it was requested`;
-    await transitionApproval(tx, { approval, to: "expired", data: { decidedAt: now, decidedById: actor.userId, reason: why } });
+    await transitionApproval(tx, { approval, to: "expired", data: { decidedAt: now, decidedById: opts.actor.id, reason: why } });
     await requeue(tx, { runId: approval.runId, reason: `approval ${approval.id} went ${why}; the attempt is admitted again`, now, clearAdmission: true });
     await recordAudit(tx, { actor, action: "approval.stale", objectType: "ApprovalRequest", objectId: approval.id, repositoryId: approval.run.repositoryId, detail: { why, digest: launch.digest } });
     return { refused: new AppError("PRECONDITION_FAILED", `This approval is ${why}. It cannot launch; the run is admitted again and asks anew.`, { reason: "stale" }) };
   }
-  await transitionApproval(tx, { approval, to: "approved", data: { decidedById: actor.userId, decidedAt: now } });
+  await transitionApproval(tx, { approval, to: "approved", data: { decidedById: opts.actor.id, decidedAt: now } });
   await requeue(tx, { runId: approval.runId, reason: `${actor.label} approved its privileged capabilities (${approval.id}); attempt ${launch.attemptNumber} launches with exactly them`, now, clearAdmission: false });
   await recordAudit(tx, { actor, action: "approval.approve", objectType: "ApprovalRequest", objectId: approval.id, repositoryId: approval.run.repositoryId, detail: { runId: approval.runId, action: "privileged_capability", digest: launch.digest, attemptId: launch.attemptId } });
   return { approvalId: approval.id, writeBackId: null };

@@ -4,7 +4,8 @@ import { repositoryRole, roleAtLeast } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
 import { contentDigest } from "@/server/lib/digest";
 import { cleanText } from "@/server/lib/text-boundary";
-import { type AuditActor, recordAudit } from "../audit";
+import { auditActorOf, type UserActor } from "../actor";
+import { recordAudit } from "../audit";
 import { redactText, type RedactionEntry } from "../context/redaction/redact";
 import { appendRunEvents } from "../events/append";
 import { describeFindings, findingsOf } from "../runs/artifact-content";
@@ -70,7 +71,7 @@ export function patchToPush(
 /** An admin (global, or of the repository) lifts push protection for one pending approval, with a reason. */
 export async function overridePushProtection(opts: {
   db: Db;
-  actor: { id: string; email: string; isAdmin: boolean };
+  actor: UserActor;
   approvalId: string;
   reason: string;
   now?: Date;
@@ -84,7 +85,7 @@ export async function overridePushProtection(opts: {
       where: { id: opts.approvalId },
       select: { id: true, status: true, runId: true, pushProtectionOverride: true, artifact: { select: { kind: true, secretFindings: true, digest: true } }, run: { select: { repositoryId: true } } },
     });
-    const role = await repositoryRole(tx, { ...opts.actor, name: "" }, approval.run.repositoryId);
+    const role = await repositoryRole(tx, opts.actor, approval.run.repositoryId);
     if (!opts.actor.isAdmin && !roleAtLeast(role, "admin")) {
       throw new AppError("FORBIDDEN", "Only an admin of the repository can override push protection.", { reason: "repository_role", details: { required: "admin", role } });
     }
@@ -95,7 +96,7 @@ export async function overridePushProtection(opts: {
     if (existing) return { approvalId: approval.id, override: existing };
     const override: PushProtectionOverride = { byUserId: opts.actor.id, by: opts.actor.email, at: now.toISOString(), reason };
     await tx.approvalRequest.update({ where: { id: approval.id }, data: { pushProtectionOverride: override } });
-    const actor: AuditActor = { userId: opts.actor.id, label: opts.actor.email };
+    const actor = auditActorOf(opts.actor);
     await recordAudit(tx, {
       actor,
       action: "approval.push_protection_override",

@@ -4,6 +4,7 @@ import { transaction } from "@/server/db";
 import type { WriteBackKind } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
+import { systemActor } from "../actor";
 import { appendRunEvents } from "../events/append";
 import { stackSpecOf } from "../runs/admit-attempt";
 import { enqueue } from "@/server/queue/enqueue";
@@ -180,7 +181,7 @@ export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcom
       });
       await appendRunEvents({ db: tx, runId: run.id, attemptId: opts.attemptId ?? undefined, events: [requestedEvent] });
       await recordAudit(tx, {
-        actor: { userId: null, label: "change gate" },
+        actor: systemActor("change gate"),
         action: "writeback.exempt",
         objectType: "WriteBack",
         objectId: wb.id,

@@ -31,7 +31,7 @@ export const zRepositoryRef = z.object({
 });
 export type RepositoryRef = z.infer<typeof zRepositoryRef>;
 
-export const zActor = z.object({
+export const zForgeActor = z.object({
   login: z.string().min(1),
   type: z.enum(["user", "bot", "organization"]),
   /** GitHub's author_association where the payload carries one (comments, reviews). */
@@ -39,7 +39,7 @@ export const zActor = z.object({
   /** The actor's Airlock role on the repository, when Airlock itself knows it (UI, API). */
   airlockRole: zRepoRole.nullable().default(null),
 });
-export type Actor = z.infer<typeof zActor>;
+export type ForgeActor = z.infer<typeof zForgeActor>;
 
 /**
  * A pull request as CI events reference it. `isFork` is true when the head repository differs
@@ -84,7 +84,7 @@ export const zFailedCheckEvent = z.object({
   /** `pipeline`: a whole workflow run failed; `job`: one job (or external check run) failed. */
   level: z.enum(["pipeline", "job"]),
   repository: zRepositoryRef,
-  actor: zActor,
+  actor: zForgeActor,
   headSha: z.string().min(1),
   headBranch: z.string().nullable(),
   /** The event that started the pipeline (pull_request, push, schedule...), when known. */
@@ -119,7 +119,7 @@ export const zPrCommentEvent = z.object({
   type: z.literal("pr_comment"),
   origin: zOrigin,
   repository: zRepositoryRef,
-  actor: zActor,
+  actor: zForgeActor,
   /** issue_comment payloads carry no head/base refs: resolve them from the PullRequest record. */
   pullRequest: z.object({
     number: z.number().int().positive(),
@@ -142,7 +142,7 @@ export const zPrLabeledEvent = z.object({
   type: z.literal("pr_labeled"),
   origin: zOrigin,
   repository: zRepositoryRef,
-  actor: zActor,
+  actor: zForgeActor,
   pullRequest: zPullRequestSnapshot,
   label: z.string(),
 });
@@ -164,7 +164,7 @@ export const zPrUpdatedEvent = z.object({
   origin: zOrigin,
   action: z.enum(PR_UPDATE_ACTIONS),
   repository: zRepositoryRef,
-  actor: zActor,
+  actor: zForgeActor,
   pullRequest: zPullRequestSnapshot,
   /** synchronize only: the head before and after the push. */
   before: z.string().nullable(),
@@ -180,7 +180,7 @@ export const zBranchPushEvent = z.object({
   type: z.literal("branch_push"),
   origin: zOrigin,
   repository: zRepositoryRef,
-  actor: zActor,
+  actor: zForgeActor,
   branch: z.string().min(1),
   /** The branch's new head. */
   headSha: z.string().min(1),
@@ -202,7 +202,7 @@ export const zReleaseEvent = z.object({
   origin: zOrigin,
   via: z.enum(["tag_push", "release_published", "publish_workflow", "schedule"]),
   repository: zRepositoryRef,
-  actor: zActor,
+  actor: zForgeActor,
   tag: z.string().min(1),
   /** The tag without a leading "v" when the rest looks like a version ("v1.2.3" -> "1.2.3"). */
   version: z.string().min(1),
@@ -222,7 +222,7 @@ export const zPrReviewEvent = z.object({
   type: z.literal("pr_review"),
   origin: zOrigin,
   repository: zRepositoryRef,
-  actor: zActor,
+  actor: zForgeActor,
   pullRequest: zPullRequestRef.extend({ title: z.string(), author: z.string() }),
   review: z.object({
     id: z.string(),
@@ -240,7 +240,7 @@ export const zCheckRerunEvent = z.object({
   type: z.literal("check_rerun"),
   origin: zOrigin,
   repository: zRepositoryRef,
-  actor: zActor,
+  actor: zForgeActor,
   originalRunId: z.string().min(1),
   approvalId: z.string().nullable(),
   approvedArtifactDigest: z.string().nullable(),
@@ -261,7 +261,7 @@ export const zFlakyScanEvent = z.object({
   type: z.literal("flaky_scan"),
   origin: zOrigin,
   repository: zRepositoryRef,
-  actor: zActor,
+  actor: zForgeActor,
   signature: z.string().min(1),
   workflowName: z.string().nullable(),
   jobName: z.string().nullable(),
@@ -282,7 +282,7 @@ export const zManualEvent = z.object({
   type: z.literal("manual"),
   origin: zOrigin,
   repository: zRepositoryRef,
-  actor: zActor,
+  actor: zForgeActor,
   taskKind: zTaskKind,
   /** Restrict matching to this rule (the button the person pressed). */
   ruleId: z.string().nullable(),

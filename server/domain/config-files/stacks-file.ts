@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import type { ConfigActor } from "../repositories/access";
+import type { UserActor } from "../actor";
 import { parseInput } from "../repositories/input";
 import { diffStackSpecs, type SpecChange } from "../stacks/diff";
 import { zStackInput } from "../stacks/schemas";
@@ -27,7 +27,7 @@ export async function exportStacks(db: Db) {
 
 const asChange = (c: SpecChange): FileChange => ({ path: `spec.${c.path}`, before: c.before, after: c.after });
 
-export async function applyStacksFile(opts: { db: Db; actor: ConfigActor; document: unknown; dryRun: boolean }) {
+export async function applyStacksFile(opts: { db: Db; actor: UserActor; document: unknown; dryRun: boolean }) {
   const file = parseInput(zStacksFile, opts.document);
   const desired = file.stacks;
   const names = desired.map((d) => d.name);

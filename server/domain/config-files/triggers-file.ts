@@ -2,7 +2,7 @@ import { z } from "zod";
 import { visibleRepositoryIds } from "@/server/auth/roles";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import type { ConfigActor } from "../repositories/access";
+import type { UserActor } from "../actor";
 import { parseInput } from "../repositories/input";
 import { zTriggerRuleFields, zTriggerRuleInput } from "../triggers/forms/schemas";
 import { createTriggerRule, updateTriggerRule } from "../triggers/rules-service";
@@ -25,12 +25,11 @@ const zFileRule = zTriggerRuleFields
 
 export const zTriggersFile = z.object({ triggers: z.array(zFileRule).max(500) });
 
-const asActorUser = (actor: ConfigActor) => ({ ...actor, name: "" });
 const pick = <T, K extends keyof T>(o: T, keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, o[k]])) as Pick<T, K>;
 const show = (v: unknown) => (v === null || v === undefined ? null : typeof v === "string" ? v : JSON.stringify(v));
 
-export async function exportTriggers(db: Db, actor: ConfigActor) {
-  const visible = await visibleRepositoryIds(db, asActorUser(actor));
+export async function exportTriggers(db: Db, actor: UserActor) {
+  const visible = await visibleRepositoryIds(db, actor);
   const rules = await db.triggerRule.findMany({
     where: visible === "all" ? {} : { OR: [{ repositoryId: null }, { repositoryId: { in: visible } }] },
     orderBy: [{ name: "asc" }, { id: "asc" }],
@@ -41,7 +40,7 @@ export async function exportTriggers(db: Db, actor: ConfigActor) {
   };
 }
 
-export async function applyTriggersFile(opts: { db: Db; actor: ConfigActor; document: unknown; dryRun: boolean }) {
+export async function applyTriggersFile(opts: { db: Db; actor: UserActor; document: unknown; dryRun: boolean }) {
   const file = parseInput(zTriggersFile, opts.document);
   const repoNames = [...new Set(file.triggers.flatMap((t) => (t.repository ? [t.repository] : [])))];
   const stackNames = [...new Set(file.triggers.map((t) => t.stack))];
@@ -49,7 +48,7 @@ export async function applyTriggersFile(opts: { db: Db; actor: ConfigActor; docu
     opts.db.repository.findMany({ where: { fullName: { in: repoNames } }, select: { id: true, fullName: true } }),
     opts.db.agentStack.findMany({ where: { name: { in: stackNames } }, select: { id: true, name: true } }),
   ]);
-  const visible = await visibleRepositoryIds(opts.db, asActorUser(opts.actor));
+  const visible = await visibleRepositoryIds(opts.db, opts.actor);
   const desired = file.triggers.map((t, i) => {
     const repo = t.repository === null ? null : repos.find((r) => r.fullName === t.repository && (visible === "all" || visible.includes(r.id)));
     if (repo === undefined) throw new AppError("UNPROCESSABLE", `triggers[${i}]: no repository ${t.repository} that you can see.`, { reason: "invalid_file" });

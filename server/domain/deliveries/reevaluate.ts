@@ -3,7 +3,8 @@ import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { enqueue } from "@/server/queue/enqueue";
 import { recordAudit } from "../audit";
-import { auditActorOf, requireAdmin, type ConfigActor } from "../repositories/access";
+import { requireAdmin } from "../repositories/access";
+import { auditActorOf, type UserActor } from "../actor";
 import { reevaluable } from "./list";
 
 // "Re-evaluate" on the deliveries page, after a rule changed or the repository was registered:
@@ -11,7 +12,7 @@ import { reevaluable } from "./list";
 // transaction. Idempotent where it matters: the dedupe keys stop a second run for a trigger that
 // already has one (it is recorded as a duplicate), and two clicks at once re-queue it once.
 
-export async function reevaluateDelivery(opts: { db: Db; actor: ConfigActor; deliveryId: string; now?: Date }) {
+export async function reevaluateDelivery(opts: { db: Db; actor: UserActor; deliveryId: string; now?: Date }) {
   requireAdmin(opts.actor, "re-evaluate a delivery");
   const now = opts.now ?? new Date();
   return transaction(opts.db, "reevaluateDelivery", async (tx) => {

@@ -1,6 +1,6 @@
 import type { Db } from "@/server/db";
 import { visibleRepositoryIds } from "@/server/auth/roles";
-import type { ConfigActor } from "@/server/domain/repositories/access";
+import type { UserActor } from "@/server/domain/actor";
 import { requireRepositoryRoleOf } from "@/server/domain/repositories/access";
 import { parseInput } from "@/server/domain/repositories/input";
 import { zDryRunInput } from "@/server/domain/triggers/forms/schemas";
@@ -43,13 +43,13 @@ const pick = (c: Candidate): NonNullable<DryRunEvent["candidate"]> => ({
   matchedOn: c.matchedOn,
 });
 
-export async function dryRunTriggerRule(opts: { db: Db; actor: ConfigActor; input: unknown; limit?: number }) {
+export async function dryRunTriggerRule(opts: { db: Db; actor: UserActor; input: unknown; limit?: number }) {
   const { db, actor } = opts;
   const { ruleId, rule: values } = parseInput(zDryRunInput, opts.input);
   const scope =
     values.repositoryId !== null
       ? (await requireRepositoryRoleOf(db, actor, values.repositoryId, "viewer", "dry-run a rule on this repository"), [values.repositoryId])
-      : await visibleRepositoryIds(db, { ...actor, name: "" });
+      : await visibleRepositoryIds(db, actor);
   // A disabled rule is tried as if enabled: the dry run answers "what would it do".
   const rule: TriggerRule = { ...values, id: ruleId ?? "new-rule", enabled: true };
   const events = await recentRecordedEvents({ db, repositoryIds: scope, limit: opts.limit ?? 40 });

@@ -2,7 +2,7 @@
 // the pipeline and failed job, the failure signature and context digest, changed files, where the
 // code comes from, the Airlock user behind a GitHub account. Reads only; records.ts writes.
 import type { Db, Job, Pipeline, PullRequest, Repository } from "@/server/db";
-import type { RepoRole } from "@/server/db/generated/enums";
+import type { PersonOnRepository } from "@/server/domain/actor";
 import type { FailedCheckEvent } from "@/server/domain/ci-events/ci-event";
 import { failureContextDigest } from "@/server/domain/ci-events/failure/context-digest";
 import { failureSignature, locateFirstError } from "@/server/domain/ci-events/failure/failure-signature";
@@ -37,18 +37,16 @@ export type Facts = {
 /** The excerpt a failed job's row keeps of a delivery's log (records.ts stores exactly this). */
 export const logExcerptOf = (log: string) => buildLogExcerpt(log, { focusLine: locateFirstError(log) });
 
-export type AirlockActor = { userId: string; role: RepoRole | null };
-
 /** The Airlock user linked to a GitHub account (GitHub sign-in), with their role here. */
-export async function resolveAirlockActor(db: Db, repositoryId: string, githubUserId: number | null): Promise<AirlockActor | null> {
+export async function resolveAirlockActor(db: Db, repositoryId: string, githubUserId: number | null): Promise<PersonOnRepository | null> {
   if (githubUserId === null) return null;
   const account = await db.account.findFirst({
     where: { providerId: "github", accountId: String(githubUserId) },
-    select: { user: { select: { id: true, isAdmin: true, memberships: { where: { repositoryId }, select: { role: true } } } } },
+    select: { user: { select: { id: true, email: true, isAdmin: true, memberships: { where: { repositoryId }, select: { role: true } } } } },
   });
   if (!account) return null;
   const { user } = account;
-  return { userId: user.id, role: user.isAdmin ? "admin" : (user.memberships[0]?.role ?? null) };
+  return { kind: "person", userId: user.id, label: user.email, role: user.isAdmin ? "admin" : (user.memberships[0]?.role ?? null) };
 }
 
 export async function loadFacts(opts: { db: Db; repository: Repository; event: DispatchableEvent; extras: LocalExtras }): Promise<Facts> {

@@ -1,5 +1,6 @@
 import type { Db, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
+import { systemActor } from "../actor";
 import { appendRunEvents } from "../events/append";
 import { createChildRun, parentSelect, type ParentRun } from "../runs/child-run";
 import { ATTRIBUTION_HEADING, attributionLines } from "../context/prompt-variables";
@@ -22,7 +23,7 @@ export type LaunchResult =
   | { kind: "failed"; error: string; next: string }
   | { kind: "skipped"; reason: string };
 
-const fixActor = { userId: null, label: "airlock fix-forward" };
+const fixActor = systemActor("airlock fix-forward");
 
 export function fixPrompt(opts: {
   parent: ParentRun;

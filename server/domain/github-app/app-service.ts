@@ -7,7 +7,8 @@ import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
 import type { Sql } from "../ingest/delivery/sql";
-import { auditActorOf, requireAdmin, type ConfigActor } from "../repositories/access";
+import { requireAdmin } from "../repositories/access";
+import { auditActorOf, type UserActor } from "../actor";
 import { buildManifest, manifestPostUrl, type AppManifest } from "./manifest";
 import { seal, unseal, type SealingKey } from "./sealed";
 
@@ -54,7 +55,7 @@ export const zStartManifestInput = z.object({
 });
 
 /** Step 1: a state (the CSRF guard GitHub hands back) and the manifest the browser posts to GitHub. */
-export async function startManifestFlow(opts: { db: Db; actor: ConfigActor; input: z.infer<typeof zStartManifestInput>; airlockUrl: string; githubUrl: string; now?: Date }): Promise<{ postUrl: string; manifest: AppManifest; state: string }> {
+export async function startManifestFlow(opts: { db: Db; actor: UserActor; input: z.infer<typeof zStartManifestInput>; airlockUrl: string; githubUrl: string; now?: Date }): Promise<{ postUrl: string; manifest: AppManifest; state: string }> {
   requireAdmin(opts.actor, "set up the GitHub App");
   const now = opts.now ?? new Date();
   if (await opts.db.githubApp.findUnique({ where: { id: "app" }, select: { id: true } })) {
@@ -86,7 +87,7 @@ const zConversion = z.object({
  * Step 2 (GitHub redirected back with `code` and `state`): the state must be one this admin
  * started and not expired (used once); the code is exchanged for the app's credentials.
  */
-export async function completeManifestFlow(opts: { db: Db; actor: ConfigActor; code: string; state: string; key: SealingKey; apiUrl?: string | null; now?: Date }) {
+export async function completeManifestFlow(opts: { db: Db; actor: UserActor; code: string; state: string; key: SealingKey; apiUrl?: string | null; now?: Date }) {
   requireAdmin(opts.actor, "set up the GitHub App");
   const now = opts.now ?? new Date();
   const { count } = await opts.db.githubManifestState.deleteMany({ where: { state: opts.state, userId: opts.actor.id, expiresAt: { gt: now } } });
@@ -125,7 +126,7 @@ export const zExistingAppInput = z.object({
 });
 
 /** An existing app: its credentials are checked against GitHub (GET /app with the app's JWT) before they are stored. */
-export async function saveExistingApp(opts: { db: Db; actor: ConfigActor; input: z.infer<typeof zExistingAppInput>; key: SealingKey; apiUrl?: string | null }) {
+export async function saveExistingApp(opts: { db: Db; actor: UserActor; input: z.infer<typeof zExistingAppInput>; key: SealingKey; apiUrl?: string | null }) {
   requireAdmin(opts.actor, "set up the GitHub App");
   const { appId, privateKey, webhookSecret } = opts.input;
   const auth = createAppAuth({ appId, privateKey, request: new Octokit({ ...(opts.apiUrl ? { baseUrl: opts.apiUrl } : {}) }).request });
@@ -143,7 +144,7 @@ export async function saveExistingApp(opts: { db: Db; actor: ConfigActor; input:
 
 type StoredApp = { appId: number; slug: string; name: string; htmlUrl: string; ownerLogin: string | null; clientId: string | null; source: "manifest" | "manual"; privateKey: string; webhookSecret: string; clientSecret: string | null };
 
-async function storeApp(db: Db, actor: ConfigActor, key: SealingKey, app: StoredApp): Promise<GithubAppSummary> {
+async function storeApp(db: Db, actor: UserActor, key: SealingKey, app: StoredApp): Promise<GithubAppSummary> {
   await transaction(db, "storeGithubApp", async (tx) => {
     const data = {
       appId: BigInt(app.appId),
@@ -165,7 +166,7 @@ async function storeApp(db: Db, actor: ConfigActor, key: SealingKey, app: Stored
   return githubAppSummary(db);
 }
 
-export async function removeGithubApp(opts: { db: Db; actor: ConfigActor }) {
+export async function removeGithubApp(opts: { db: Db; actor: UserActor }) {
   requireAdmin(opts.actor, "remove the GitHub App");
   await transaction(opts.db, "removeGithubApp", async (tx) => {
     const app = await tx.githubApp.findUnique({ where: { id: "app" } });

@@ -2,6 +2,7 @@ import type { components } from "@octokit/openapi-webhooks-types";
 import { z } from "zod";
 import type { Db, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
+import { systemActor, type SystemActor } from "../actor";
 import { recordAudit } from "../audit";
 
 // `installation` and `installation_repositories` deliveries register, update and disable
@@ -75,7 +76,7 @@ export async function applyInstallationDelivery(opts: {
   if (p.installation.app_id !== opts.appId) return { outcome: "ignored", detail: `installation ${p.installation.id} is of app ${p.installation.app_id}, not Airlock's app ${opts.appId}`, ...empty };
   const account = p.installation.account?.login ?? null;
   const installationId = p.installation.id;
-  const actor = { userId: null, label: `github:${p.sender.login}` };
+  const actor = systemActor(`github:${p.sender.login}`);
 
   let add: Repo[] = [];
   let remove: Repo[] = [];
@@ -145,7 +146,7 @@ export async function applyInstallationDelivery(opts: {
   return { ...out, detail: `installation ${installationId} ${p.action}: ${parts.join("; ")}`.slice(0, 2000) };
 }
 
-async function registerOne(tx: Tx, a: { repo: Repo; installationId: number; defaultBranch: string | null; githubUrl: string; actor: { userId: null; label: string }; out: InstallationOutcome }) {
+async function registerOne(tx: Tx, a: { repo: Repo; installationId: number; defaultBranch: string | null; githubUrl: string; actor: SystemActor; out: InstallationOutcome }) {
   const { repo, installationId, out } = a;
   const byId = await tx.repository.findUnique({ where: { githubRepoId: BigInt(repo.id) } });
   const byName = byId ?? (await tx.repository.findFirst({ where: { fullName: { equals: repo.full_name, mode: "insensitive" } } }));
@@ -196,7 +197,7 @@ async function registerOne(tx: Tx, a: { repo: Repo; installationId: number; defa
   out.registered.push(repo.full_name);
 }
 
-async function disable(tx: Tx, repositoryId: string, reason: string, now: Date, actor: { userId: null; label: string }) {
+async function disable(tx: Tx, repositoryId: string, reason: string, now: Date, actor: SystemActor) {
   await tx.repository.update({ where: { id: repositoryId }, data: { disabledAt: now, disabledReason: reason, disabledBy: "installation" } });
   await recordAudit(tx, { actor, action: "repository.disable", objectType: "Repository", objectId: repositoryId, repositoryId, detail: { reason } });
 }

@@ -119,7 +119,7 @@ describe("admit", () => {
   });
 
   it("refuses a person without the maintainer role before choosing a pool", () => {
-    const d = admit(input(facts({ actor: { kind: "person", label: "vic@example.test", role: "viewer" } })));
+    const d = admit(input(facts({ actor: { kind: "person", userId: "u-vic", label: "vic@example.test", role: "viewer" } })));
     expect(d.admitted).toBe(false);
     expect(d.refusal).toMatch(/only viewer of the repository; launching an agent needs maintainer/);
     expect(d.secretsGranted).toEqual([]);

@@ -1,4 +1,5 @@
-import type { GrantPoolScope, RepoRole, TaskKind, TrustTier } from "@/server/db/generated/enums";
+import type { GrantPoolScope, TaskKind, TrustTier } from "@/server/db/generated/enums";
+import type { RepositoryActor } from "@/server/domain/actor";
 import { factsFrom, type Facts } from "@/server/domain/policy/facts";
 import { type AdmissionSandbox, decideSandbox, type PoolSandbox, sandboxSkipReason, type SandboxAvailable } from "./sandbox-admission";
 
@@ -52,11 +53,6 @@ export type AdmissionConfigGrant = {
   taskKinds: TaskKind[];
 };
 
-/** Who the run acts for: a person (their repository role is checked) or a trigger rule. */
-export type AdmissionActor =
-  | { kind: "person"; label: string; role: RepoRole | null }
-  | { kind: "automation"; label: string; triggerRuleId: string | null };
-
 export type AdmissionFacts = {
   repository: { fullName: string; trustTier: TrustTier };
   /** null: unknown, which counts as a fork. */
@@ -72,7 +68,7 @@ export type AdmissionFacts = {
   requestedConfigMaps: string[];
   /** MCP servers the stack marks privileged: untrusted code is refused them, trusted code waits for a person. */
   privilegedMcpServers?: string[];
-  actor: AdmissionActor;
+  actor: RepositoryActor;
   /** The agent: whether it starts a process (the scripted demo does not), and the hosts its stack needs. */
   agent?: { runsProcess: boolean; hosts: string[] };
   /** The forge's git hosts (trusted pools may reach them). */
@@ -158,7 +154,7 @@ const allows = (kinds: TaskKind[], kind: TaskKind) => kinds.length === 0 || kind
 const reachesPool = (g: { poolScope?: GrantPoolScope; poolIds?: string[] }, poolId: string) =>
   g.poolScope !== "named_pools" || (g.poolIds ?? []).includes(poolId);
 
-function checkActor(actor: AdmissionActor): { ok: boolean; verdict: string } {
+function checkActor(actor: RepositoryActor): { ok: boolean; verdict: string } {
   if (actor.kind === "automation") {
     return actor.triggerRuleId
       ? { ok: true, verdict: `${actor.label}, under a trigger rule` }

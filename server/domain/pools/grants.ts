@@ -2,7 +2,8 @@ import type { ConfigGrant, Db, SecretGrant } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
 import { forgetKnownSecrets } from "../ingest/known-secrets";
-import { auditActorOf, requireAdmin, type ConfigActor } from "../repositories/access";
+import { requireAdmin } from "../repositories/access";
+import { auditActorOf, type UserActor } from "../actor";
 import { fieldError, parseInput } from "../repositories/input";
 import { refusableTransaction, type Refuse } from "../repositories/refusable";
 import { changedFields, lockRows, staleVersionError } from "../repositories/versioned";
@@ -84,7 +85,7 @@ async function staleOrMissing<T extends { id: string; version: number }>(
   return row;
 }
 
-export async function createSecretGrant(opts: { db: Db; actor: ConfigActor; input: unknown }): Promise<SecretGrant> {
+export async function createSecretGrant(opts: { db: Db; actor: UserActor; input: unknown }): Promise<SecretGrant> {
   requireAdmin(opts.actor, "grant secrets");
   const values = parseInput(zSecretGrantFields, opts.input);
   const grant = await refusableTransaction(opts.db, "createSecretGrant", async (tx, refuse) => {
@@ -106,7 +107,7 @@ export async function createSecretGrant(opts: { db: Db; actor: ConfigActor; inpu
   return grant;
 }
 
-export async function updateSecretGrant(opts: { db: Db; actor: ConfigActor; input: unknown }): Promise<SecretGrant> {
+export async function updateSecretGrant(opts: { db: Db; actor: UserActor; input: unknown }): Promise<SecretGrant> {
   requireAdmin(opts.actor, "grant secrets");
   const { id, expectedVersion, ...values } = parseInput(zUpdateSecretGrantFields, opts.input);
   const grant = await refusableTransaction(opts.db, "updateSecretGrant", async (tx, refuse) => {
@@ -140,7 +141,7 @@ export async function updateSecretGrant(opts: { db: Db; actor: ConfigActor; inpu
   return grant;
 }
 
-export async function createConfigGrant(opts: { db: Db; actor: ConfigActor; input: unknown }): Promise<ConfigGrant> {
+export async function createConfigGrant(opts: { db: Db; actor: UserActor; input: unknown }): Promise<ConfigGrant> {
   requireAdmin(opts.actor, "grant config maps");
   const values = parseInput(zConfigGrantFields, opts.input);
   return refusableTransaction(opts.db, "createConfigGrant", async (tx, refuse) => {
@@ -159,7 +160,7 @@ export async function createConfigGrant(opts: { db: Db; actor: ConfigActor; inpu
   });
 }
 
-export async function updateConfigGrant(opts: { db: Db; actor: ConfigActor; input: unknown }): Promise<ConfigGrant> {
+export async function updateConfigGrant(opts: { db: Db; actor: UserActor; input: unknown }): Promise<ConfigGrant> {
   requireAdmin(opts.actor, "grant config maps");
   const { id, expectedVersion, ...values } = parseInput(zUpdateConfigGrantFields, opts.input);
   return refusableTransaction(opts.db, "updateConfigGrant", async (tx, refuse) => {
@@ -191,7 +192,7 @@ export async function updateConfigGrant(opts: { db: Db; actor: ConfigActor; inpu
   });
 }
 
-export async function deleteGrant(opts: { db: Db; actor: ConfigActor; kind: "secret" | "config"; id: string; expectedVersion: number }) {
+export async function deleteGrant(opts: { db: Db; actor: UserActor; kind: "secret" | "config"; id: string; expectedVersion: number }) {
   requireAdmin(opts.actor, "revoke grants");
   const objectType = opts.kind === "secret" ? "SecretGrant" : "ConfigGrant";
   const result = await refusableTransaction(opts.db, "deleteGrant", async (tx, refuse) => {

@@ -1,5 +1,5 @@
 import type { Db, GrantPoolScope, TaskKind, TrustTier } from "@/server/db";
-import type { ConfigActor } from "../repositories/access";
+import type { UserActor } from "../actor";
 
 // What /settings/pools shows: pools with their service accounts, the accounts and who uses them,
 // and every grant with the pools and task kinds that may receive it (names only, never values).
@@ -23,7 +23,7 @@ export function grantReceivers(
   });
 }
 
-export async function poolSettings(opts: { db: Db; actor: ConfigActor }) {
+export async function poolSettings(opts: { db: Db; actor: UserActor }) {
   const { db } = opts;
   const [pools, accounts, secretGrants, configGrants, stacks] = await Promise.all([
     db.runnerPool.findMany({

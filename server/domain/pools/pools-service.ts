@@ -2,7 +2,8 @@ import type { Db, RunnerPool, ServiceAccount } from "@/server/db";
 import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
-import { auditActorOf, requireAdmin, type ConfigActor } from "../repositories/access";
+import { requireAdmin } from "../repositories/access";
+import { auditActorOf, type UserActor } from "../actor";
 import { fieldError, isUniqueViolation, parseInput } from "../repositories/input";
 import { refusableTransaction, type Refuse } from "../repositories/refusable";
 import { changedFields, lockRows, staleVersionError } from "../repositories/versioned";
@@ -116,7 +117,7 @@ function checkAllowedHosts(values: Pick<PoolValues, "allowedHosts">, refuse: Ref
   }
 }
 
-export async function createRunnerPool(opts: { db: Db; actor: ConfigActor; input: unknown }): Promise<RunnerPool> {
+export async function createRunnerPool(opts: { db: Db; actor: UserActor; input: unknown }): Promise<RunnerPool> {
   requireAdmin(opts.actor, "change runner pools");
   const values = parseInput(zRunnerPoolInput, opts.input);
   return withUniqueName("pool", values.name, () =>
@@ -150,7 +151,7 @@ async function refuseIfStale<T extends { id: string; version: number }>(
   refuse(await staleVersionError({ db, objectType, objectId: row.id, what, expectedVersion, currentVersion: row.version, current }));
 }
 
-export async function updateRunnerPool(opts: { db: Db; actor: ConfigActor; input: unknown }): Promise<RunnerPool> {
+export async function updateRunnerPool(opts: { db: Db; actor: UserActor; input: unknown }): Promise<RunnerPool> {
   requireAdmin(opts.actor, "change runner pools");
   const { id, expectedVersion, ...values } = parseInput(zUpdateRunnerPoolInput, opts.input);
   return withUniqueName("pool", values.name, () =>
@@ -178,7 +179,7 @@ export async function updateRunnerPool(opts: { db: Db; actor: ConfigActor; input
 }
 
 /** Deletes a pool; attempts that ran on it keep their history (their pool reference empties). */
-export async function deleteRunnerPool(opts: { db: Db; actor: ConfigActor; id: string; expectedVersion: number }) {
+export async function deleteRunnerPool(opts: { db: Db; actor: UserActor; id: string; expectedVersion: number }) {
   requireAdmin(opts.actor, "change runner pools");
   return refusableTransaction(opts.db, "deleteRunnerPool", async (tx, refuse) => {
     await lockRows(tx, "RunnerPool", [opts.id]);
@@ -198,7 +199,7 @@ export async function deleteRunnerPool(opts: { db: Db; actor: ConfigActor; id: s
 
 type AccountValues = ReturnType<typeof zServiceAccountInput.parse>;
 
-export async function createServiceAccount(opts: { db: Db; actor: ConfigActor; input: unknown }): Promise<ServiceAccount> {
+export async function createServiceAccount(opts: { db: Db; actor: UserActor; input: unknown }): Promise<ServiceAccount> {
   requireAdmin(opts.actor, "change service accounts");
   const values = parseInput(zServiceAccountInput, opts.input);
   return withUniqueName("service account", values.name, () =>
@@ -217,7 +218,7 @@ export async function createServiceAccount(opts: { db: Db; actor: ConfigActor; i
   );
 }
 
-export async function updateServiceAccount(opts: { db: Db; actor: ConfigActor; input: unknown }): Promise<ServiceAccount> {
+export async function updateServiceAccount(opts: { db: Db; actor: UserActor; input: unknown }): Promise<ServiceAccount> {
   requireAdmin(opts.actor, "change service accounts");
   const { id, expectedVersion, ...values } = parseInput(zUpdateServiceAccountInput, opts.input);
   return withUniqueName("service account", values.name, () =>
@@ -259,7 +260,7 @@ export async function updateServiceAccount(opts: { db: Db; actor: ConfigActor; i
   );
 }
 
-export async function deleteServiceAccount(opts: { db: Db; actor: ConfigActor; id: string; expectedVersion: number }) {
+export async function deleteServiceAccount(opts: { db: Db; actor: UserActor; id: string; expectedVersion: number }) {
   requireAdmin(opts.actor, "change service accounts");
   return refusableTransaction(opts.db, "deleteServiceAccount", async (tx, refuse) => {
     await lockRows(tx, "ServiceAccount", [opts.id]);

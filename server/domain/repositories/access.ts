@@ -1,25 +1,20 @@
 import type { Db, RepoRole } from "@/server/db";
-import { repositoryRole, repositoryRoles, roleAtLeast, type SessionUser } from "@/server/auth/roles";
+import { repositoryRole, repositoryRoles, roleAtLeast } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
-import type { AuditActor } from "../audit";
+import type { UserActor } from "../actor";
 
 // Permission checks the configuration services run inside their own transactions, where the
 // answer depends on stored data (the repository a rule belongs to, the rules using a stack). The
 // routers check the simple cases first; these keep the domain safe when called from elsewhere.
 
-/** Who is changing configuration: the signed-in user. */
-export type ConfigActor = Pick<SessionUser, "id" | "email" | "isAdmin" | "apiToken">;
-
-export const auditActorOf = (actor: ConfigActor): AuditActor => ({ userId: actor.id, label: actor.email });
-
-export function requireAdmin(actor: ConfigActor, what: string): void {
+export function requireAdmin(actor: UserActor, what: string): void {
   if (!actor.isAdmin) {
     throw new AppError("FORBIDDEN", `Only an Airlock admin can ${what}.`, { reason: "admin_only" });
   }
 }
 
-export async function requireRepositoryRoleOf(db: Db, actor: ConfigActor, repositoryId: string, min: RepoRole, what: string) {
-  const role = await repositoryRole(db, { ...actor, name: "" }, repositoryId);
+export async function requireRepositoryRoleOf(db: Db, actor: UserActor, repositoryId: string, min: RepoRole, what: string) {
+  const role = await repositoryRole(db, actor, repositoryId);
   if (!roleAtLeast(role, min)) {
     throw new AppError(
       "FORBIDDEN",
@@ -33,7 +28,7 @@ export async function requireRepositoryRoleOf(db: Db, actor: ConfigActor, reposi
 }
 
 /** Repositories where the actor is at least `min` ("all" for a global admin). */
-export async function repositoriesWithRole(db: Db, actor: ConfigActor, min: RepoRole): Promise<string[] | "all"> {
+export async function repositoriesWithRole(db: Db, actor: UserActor, min: RepoRole): Promise<string[] | "all"> {
   const rows = await repositoryRoles(db, actor);
   if (rows === "all") return "all";
   return rows.filter((r) => roleAtLeast(r.role, min)).map((r) => r.repositoryId);

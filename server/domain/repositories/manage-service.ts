@@ -1,7 +1,8 @@
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
-import { auditActorOf, requireRepositoryRoleOf, type ConfigActor } from "./access";
+import { requireRepositoryRoleOf } from "./access";
+import { auditActorOf, type UserActor } from "../actor";
 import { parseInput } from "./input";
 import { refusableTransaction } from "./refusable";
 import { zSetRepositoryEnabledInput } from "./schemas";
@@ -12,7 +13,7 @@ import { lockRows } from "./versioned";
 // person enables it. Enabling a repository the installation disabled (removed from the app) is
 // refused: the installation must include it again first, or Airlock would act without access.
 
-export async function setRepositoryEnabled(opts: { db: Db; actor: ConfigActor; input: unknown; now?: Date }) {
+export async function setRepositoryEnabled(opts: { db: Db; actor: UserActor; input: unknown; now?: Date }) {
   const input = parseInput(zSetRepositoryEnabledInput, opts.input);
   const now = opts.now ?? new Date();
   return refusableTransaction(opts.db, "setRepositoryEnabled", async (tx, refuse) => {

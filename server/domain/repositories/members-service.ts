@@ -1,7 +1,8 @@
 import type { Db, RepoRole } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
-import { auditActorOf, requireRepositoryRoleOf, type ConfigActor } from "./access";
+import { requireRepositoryRoleOf } from "./access";
+import { auditActorOf, type UserActor } from "../actor";
 import { fieldError, parseInput } from "./input";
 import { refusableTransaction, type Refuse } from "./refusable";
 import { lockRows } from "./versioned";
@@ -38,7 +39,7 @@ async function refuseLastAdmin(db: Db, repositoryId: string, email: string, refu
   }
 }
 
-export async function addMember(opts: { db: Db; actor: ConfigActor; input: unknown }) {
+export async function addMember(opts: { db: Db; actor: UserActor; input: unknown }) {
   const input = parseInput(zAddMemberInput, opts.input);
   return refusableTransaction(opts.db, "addMember", async (tx, refuse) => {
     await requireRepositoryRoleOf(tx, opts.actor, input.repositoryId, "admin", "change the repository's members");
@@ -61,7 +62,7 @@ export async function addMember(opts: { db: Db; actor: ConfigActor; input: unkno
   });
 }
 
-export async function changeMemberRole(opts: { db: Db; actor: ConfigActor; input: unknown }) {
+export async function changeMemberRole(opts: { db: Db; actor: UserActor; input: unknown }) {
   const input = parseInput(zChangeMemberInput, opts.input);
   return refusableTransaction(opts.db, "changeMemberRole", async (tx, refuse) => {
     await requireRepositoryRoleOf(tx, opts.actor, input.repositoryId, "admin", "change the repository's members");
@@ -83,7 +84,7 @@ export async function changeMemberRole(opts: { db: Db; actor: ConfigActor; input
   });
 }
 
-export async function removeMember(opts: { db: Db; actor: ConfigActor; input: unknown }) {
+export async function removeMember(opts: { db: Db; actor: UserActor; input: unknown }) {
   const input = parseInput(zRemoveMemberInput, opts.input);
   return refusableTransaction(opts.db, "removeMember", async (tx, refuse) => {
     await requireRepositoryRoleOf(tx, opts.actor, input.repositoryId, "admin", "change the repository's members");

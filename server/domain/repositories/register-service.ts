@@ -3,7 +3,8 @@ import type { Db } from "@/server/db";
 import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
-import { auditActorOf, requireAdmin, type ConfigActor } from "./access";
+import { requireAdmin } from "./access";
+import { auditActorOf, type UserActor } from "../actor";
 
 // An Airlock admin registers a GitHub repository by name (the personal-token path, or before the
 // app's installation event arrives). Installation events register and update repositories too
@@ -19,7 +20,7 @@ export const zRegisterGithubRepositoryInput = z.object({
   visibility: z.enum(["public", "private", "internal"]).default("private"),
 });
 
-export async function registerGithubRepository(opts: { db: Db; actor: ConfigActor; input: z.infer<typeof zRegisterGithubRepositoryInput>; githubUrl: string }) {
+export async function registerGithubRepository(opts: { db: Db; actor: UserActor; input: z.infer<typeof zRegisterGithubRepositoryInput>; githubUrl: string }) {
   requireAdmin(opts.actor, "register a repository");
   const { fullName, defaultBranch, visibility } = opts.input;
   return transaction(opts.db, "registerGithubRepository", async (tx) => {

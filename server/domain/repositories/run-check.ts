@@ -3,7 +3,8 @@ import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { enqueue } from "@/server/queue/enqueue";
 import { recordAudit } from "../audit";
-import { auditActorOf, requireRepositoryRoleOf, type ConfigActor } from "./access";
+import { requireRepositoryRoleOf } from "./access";
+import { auditActorOf, type UserActor } from "../actor";
 import { parseInput } from "./input";
 import { disabledProblem } from "./disabled";
 import { lockRows } from "./versioned";
@@ -23,7 +24,7 @@ export function runCheckProblem(repo: Pick<Repository, "forge" | "checkCommand" 
   return null;
 }
 
-export async function requestCheckRun(opts: { db: Db; actor: ConfigActor; repositoryId: string; input: unknown }) {
+export async function requestCheckRun(opts: { db: Db; actor: UserActor; repositoryId: string; input: unknown }) {
   const input = parseInput(zRunCheckInput, opts.input);
   await requireRepositoryRoleOf(opts.db, opts.actor, opts.repositoryId, "maintainer", "run its check");
   return transaction(opts.db, "requestCheckRun", async (tx) => {

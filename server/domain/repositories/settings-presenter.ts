@@ -1,17 +1,15 @@
 import type { Db } from "@/server/db";
 import { repositoryRole, roleAtLeast, visibleRepositoryIds } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
-import type { ConfigActor } from "./access";
+import type { UserActor } from "../actor";
 import { runCheckProblem } from "./run-check";
 import { policyOf } from "./settings-service";
 
 // What the settings pages show: the repositories a user can see with their role, and one
 // repository's policy and members, with whether (and why not) the user may change them.
 
-const asUser = (actor: ConfigActor) => ({ ...actor, name: "" });
-
-export async function settingsRepositories(opts: { db: Db; actor: ConfigActor }) {
-  const visible = await visibleRepositoryIds(opts.db, asUser(opts.actor));
+export async function settingsRepositories(opts: { db: Db; actor: UserActor }) {
+  const visible = await visibleRepositoryIds(opts.db, opts.actor);
   const repos = await opts.db.repository.findMany({
     where: visible === "all" ? {} : { id: { in: visible } },
     orderBy: { fullName: "asc" },
@@ -31,8 +29,8 @@ export async function settingsRepositories(opts: { db: Db; actor: ConfigActor })
   return repos.map(({ memberships, ...r }) => ({ ...r, role: opts.actor.isAdmin ? ("admin" as const) : (memberships[0]?.role ?? null) }));
 }
 
-export async function repositorySettings(opts: { db: Db; actor: ConfigActor; repositoryId: string }) {
-  const role = await repositoryRole(opts.db, asUser(opts.actor), opts.repositoryId);
+export async function repositorySettings(opts: { db: Db; actor: UserActor; repositoryId: string }) {
+  const role = await repositoryRole(opts.db, opts.actor, opts.repositoryId);
   const repo = role === null ? null : await opts.db.repository.findUnique({ where: { id: opts.repositoryId } });
   if (!repo) throw new AppError("NOT_FOUND", "No such repository.", { reason: "no_such_repository" });
   const members = await opts.db.membership.findMany({

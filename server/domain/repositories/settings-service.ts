@@ -1,7 +1,8 @@
 import type { Db, Repository } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
-import { auditActorOf, requireRepositoryRoleOf, type ConfigActor } from "./access";
+import { requireRepositoryRoleOf } from "./access";
+import { auditActorOf, type UserActor } from "../actor";
 import { parseInput } from "./input";
 import { refusableTransaction } from "./refusable";
 import { zUpdateRepositoryPolicyInput, type RepositoryPolicy } from "./schemas";
@@ -30,7 +31,7 @@ export const policyOf = (repo: Repository): RepositoryPolicy =>
     POLICY_FIELDS.map((f) => [f, f === "dailyCostCapUsd" ? (repo.dailyCostCapUsd === null ? null : Number(repo.dailyCostCapUsd)) : repo[f]]),
   ) as RepositoryPolicy;
 
-export async function updateRepositoryPolicy(opts: { db: Db; actor: ConfigActor; input: unknown }) {
+export async function updateRepositoryPolicy(opts: { db: Db; actor: UserActor; input: unknown }) {
   const { repositoryId, expectedVersion, ...values } = parseInput(zUpdateRepositoryPolicyInput, opts.input);
   return refusableTransaction(opts.db, "updateRepositoryPolicy", async (tx, refuse) => {
     await requireRepositoryRoleOf(tx, opts.actor, repositoryId, "admin", "change the repository's settings");

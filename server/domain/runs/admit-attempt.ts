@@ -91,7 +91,7 @@ async function actorOf(db: Db, run: AdmissionRun): Promise<AdmissionFacts["actor
            (SELECT m."role"::text FROM "Membership" m WHERE m."userId" = u."id" AND m."repositoryId" = ${run.repositoryId}) AS "role"
     FROM "User" u WHERE u."id" = ${run.actorUserId}`;
   const role: RepoRole | null = user?.isAdmin ? "admin" : (user?.role ?? null);
-  return { kind: "person", label: user?.email ?? run.actor, role };
+  return { kind: "person", userId: run.actorUserId, label: user?.email ?? run.actor, role };
 }
 
 /** Pools with their accounts and current load, in one query. Independent of the run. */

@@ -94,8 +94,10 @@ describe("Attempt repair (runs.dispatch with taskKind repair)", () => {
     await repairRule(repositoryId, "Repair {{repository.fullName}}.");
     await db().repository.update({ where: { id: repositoryId }, data: { disabledAt: new Date(), disabledReason: "the app was uninstalled" } });
     const before = await snapshotOf(run.id);
-    expect((await caller.runs.dispatchOptions({ repositoryId })).refusal).toBe("The repository is disabled (the app was uninstalled): nothing dispatches on it");
-    await expect(caller.runs.dispatch({ runId: run.id, taskKind: "repair" })).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/disabled/) });
+    // The dialog says first what dispatching would refuse with: the one sentence of repositories/disabled.ts.
+    const { refusal } = await caller.runs.dispatchOptions({ repositoryId });
+    expect(refusal).toMatch(/^\S+ is disabled \(the app was uninstalled\), so dispatching its runs is refused\. An admin can enable it again/);
+    await expect(caller.runs.dispatch({ runId: run.id, taskKind: "repair" })).rejects.toMatchObject({ code: "CONFLICT", message: refusal });
     expect(await snapshotOf(run.id)).toEqual(before);
   });
 

@@ -1,6 +1,7 @@
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { repositoriesWithRole, type ConfigActor } from "../repositories/access";
+import { repositoriesWithRole } from "../repositories/access";
+import type { UserActor } from "../actor";
 
 // Who may change a stack. Stacks are global (one stack serves many repositories), so the rule
 // follows what an edit can affect:
@@ -19,13 +20,13 @@ export type EditRight = { allowed: true; reason: null } | { allowed: false; reas
 const allowed: EditRight = { allowed: true, reason: null };
 const refused = (reason: string): EditRight => ({ allowed: false, reason });
 
-export async function stackCreateRight(db: Db, actor: ConfigActor): Promise<EditRight> {
+export async function stackCreateRight(db: Db, actor: UserActor): Promise<EditRight> {
   if (actor.isAdmin) return allowed;
   const maintained = await repositoriesWithRole(db, actor, "maintainer");
   return maintained.length > 0 ? allowed : refused("Creating a stack needs the maintainer role on at least one repository.");
 }
 
-export async function stackEditRight(db: Db, actor: ConfigActor, stackId: string): Promise<EditRight> {
+export async function stackEditRight(db: Db, actor: UserActor, stackId: string): Promise<EditRight> {
   if (actor.isAdmin) return allowed;
   const maintained = await repositoriesWithRole(db, actor, "maintainer");
   if (maintained === "all") return allowed;

@@ -1,15 +1,13 @@
 import type { Db, RunStatus } from "@/server/db";
 import { visibleRepositoryIds } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
-import type { ConfigActor } from "../repositories/access";
+import type { UserActor } from "../actor";
 import { diffStackSpecs, type StackSpecDiff } from "./diff";
 import { stackCreateRight, stackEditRight, type EditRight } from "./permissions";
 import { specOf } from "./stacks-service";
 import type { StackSpec } from "./spec";
 
 // What the stacks pages show: the list with usage, one stack with its versions, and diffs.
-
-const asUser = (actor: ConfigActor) => ({ ...actor, name: "" });
 
 export type StackListItem = {
   id: string;
@@ -26,9 +24,9 @@ export type StackListItem = {
   lastRun: { id: string; number: number; status: RunStatus; createdAt: Date } | null;
 };
 
-export async function listStacks(opts: { db: Db; actor: ConfigActor }): Promise<{ stacks: StackListItem[]; canCreate: EditRight }> {
+export async function listStacks(opts: { db: Db; actor: UserActor }): Promise<{ stacks: StackListItem[]; canCreate: EditRight }> {
   const { db } = opts;
-  const visible = await visibleRepositoryIds(db, asUser(opts.actor));
+  const visible = await visibleRepositoryIds(db, opts.actor);
   const stacks = await db.agentStack.findMany({
     orderBy: [{ archivedAt: { sort: "desc", nulls: "first" } }, { name: "asc" }],
     select: { id: true, name: true, description: true, version: true, archivedAt: true, updatedAt: true, _count: { select: { triggerRules: true } } },
@@ -87,7 +85,7 @@ export type StackDetail = {
   canCreate: EditRight;
 };
 
-export async function getStack(opts: { db: Db; actor: ConfigActor; stackId: string }): Promise<StackDetail> {
+export async function getStack(opts: { db: Db; actor: UserActor; stackId: string }): Promise<StackDetail> {
   const { db } = opts;
   const stack = await db.agentStack.findUnique({
     where: { id: opts.stackId },

@@ -1,7 +1,7 @@
 import type { Db, Prisma } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
-import { auditActorOf, type ConfigActor } from "../repositories/access";
+import { auditActorOf, type UserActor } from "../actor";
 import { fieldError, isUniqueViolation, parseInput } from "../repositories/input";
 import { refusableTransaction } from "../repositories/refusable";
 import { diffStackSpecs, type StackSpecDiff } from "./diff";
@@ -34,7 +34,7 @@ export const specOf = (json: Prisma.JsonValue): StackSpec => zStackSpec.parse(js
 const nameTaken = (name: string) =>
   fieldError("CONFLICT", "name", `A stack called ${name} already exists: choose another name.`, "stack_name_taken");
 
-export async function createStack(opts: { db: Db; actor: ConfigActor; input: unknown }): Promise<SavedStack> {
+export async function createStack(opts: { db: Db; actor: UserActor; input: unknown }): Promise<SavedStack> {
   const input = parseInput(zCreateStackInput, opts.input);
   assertRight(await stackCreateRight(opts.db, opts.actor));
   try {
@@ -63,7 +63,7 @@ export async function createStack(opts: { db: Db; actor: ConfigActor; input: unk
   }
 }
 
-export async function updateStack(opts: { db: Db; actor: ConfigActor; input: unknown }): Promise<SavedStack & { diff: StackSpecDiff }> {
+export async function updateStack(opts: { db: Db; actor: UserActor; input: unknown }): Promise<SavedStack & { diff: StackSpecDiff }> {
   const input = parseInput(zUpdateStackInput, opts.input);
   return refusableTransaction(opts.db, "updateStack", async (tx, refuse) => {
     const [locked] = await tx.$queryRaw<{ id: string; version: number; name: string; description: string; archivedAt: Date | null }[]>`
@@ -142,7 +142,7 @@ function refuseUnless(right: EditRight, refuse: (e: AppError) => never): void {
  * Archives a stack: it leaves the pickers and can no longer be edited; runs keep their snapshots.
  * Refused while an enabled trigger rule still uses it (disable or repoint the rules first).
  */
-export async function archiveStack(opts: { db: Db; actor: ConfigActor; stackId: string; now: Date }) {
+export async function archiveStack(opts: { db: Db; actor: UserActor; stackId: string; now: Date }) {
   return refusableTransaction(opts.db, "archiveStack", async (tx, refuse) => {
     const stack = await tx.agentStack.findUnique({ where: { id: opts.stackId }, select: { id: true, name: true, archivedAt: true } });
     if (!stack) return refuse(new AppError("NOT_FOUND", "No such stack.", { reason: "no_such_stack" }));
@@ -162,7 +162,7 @@ export async function archiveStack(opts: { db: Db; actor: ConfigActor; stackId: 
   });
 }
 
-export async function restoreStack(opts: { db: Db; actor: ConfigActor; stackId: string }) {
+export async function restoreStack(opts: { db: Db; actor: UserActor; stackId: string }) {
   return refusableTransaction(opts.db, "restoreStack", async (tx, refuse) => {
     const stack = await tx.agentStack.findUnique({ where: { id: opts.stackId }, select: { id: true, name: true, archivedAt: true } });
     if (!stack) return refuse(new AppError("NOT_FOUND", "No such stack.", { reason: "no_such_stack" }));

@@ -1,7 +1,7 @@
 // Events and rules for the trigger tests: one realistic event per trigger kind, and a rule
 // factory shaped like a Prisma TriggerRule row.
 import { zCiEvent, type CiEvent } from "@/server/domain/ci-events/ci-event";
-import type { Actor, RepositoryRef } from "@/server/domain/ci-events/ci-event";
+import type { ForgeActor, RepositoryRef } from "@/server/domain/ci-events/ci-event";
 import type { RepositoryFacts } from "./match-types";
 import type { TriggerRule } from "./trigger-rule";
 
@@ -23,7 +23,7 @@ const repository: RepositoryRef = {
 export const HEAD = "aa00bb11cc22dd33ee44ff5566778899aabbccdd";
 export const SIG = "077fcdd2482487b2";
 
-export const actor = (login: string, patch: Partial<Actor> = {}): Actor => ({
+export const actor = (login: string, patch: Partial<ForgeActor> = {}): ForgeActor => ({
   login,
   type: "user",
   association: "MEMBER",

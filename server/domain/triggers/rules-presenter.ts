@@ -1,20 +1,19 @@
 import type { Db } from "@/server/db";
 import { repositoryRole, roleAtLeast, visibleRepositoryIds } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
-import { repositoriesWithRole, type ConfigActor } from "../repositories/access";
+import { repositoriesWithRole } from "../repositories/access";
+import type { UserActor } from "../actor";
 import type { ScanGroup } from "./flaky-scan";
 
 // What the triggers pages show: the rules a user can see (their repositories' and the global
 // ones), whether they may change each, and the choices the form offers.
 
-const asUser = (actor: ConfigActor) => ({ ...actor, name: "" });
-
 export type RuleRight = { allowed: true; reason: null } | { allowed: false; reason: string };
 
-async function ruleRight(db: Db, actor: ConfigActor, repositoryId: string | null): Promise<RuleRight> {
+async function ruleRight(db: Db, actor: UserActor, repositoryId: string | null): Promise<RuleRight> {
   if (actor.isAdmin) return { allowed: true, reason: null };
   if (repositoryId === null) return { allowed: false, reason: "Only an Airlock admin can change a rule for every repository." };
-  const role = await repositoryRole(db, asUser(actor), repositoryId);
+  const role = await repositoryRole(db, actor, repositoryId);
   return roleAtLeast(role, "maintainer")
     ? { allowed: true, reason: null }
     : { allowed: false, reason: `Changing this rule needs the maintainer role on its repository; you are ${role ?? "not a member"}.` };
@@ -26,8 +25,8 @@ const ruleInclude = {
   _count: { select: { runs: true } },
 } as const;
 
-export async function listTriggerRules(opts: { db: Db; actor: ConfigActor }) {
-  const visible = await visibleRepositoryIds(opts.db, asUser(opts.actor));
+export async function listTriggerRules(opts: { db: Db; actor: UserActor }) {
+  const visible = await visibleRepositoryIds(opts.db, opts.actor);
   const rules = await opts.db.triggerRule.findMany({
     where: visible === "all" ? {} : { OR: [{ repositoryId: null }, { repositoryId: { in: visible } }] },
     orderBy: [{ kind: "asc" }, { name: "asc" }, { id: "asc" }],
@@ -43,19 +42,19 @@ export async function listTriggerRules(opts: { db: Db; actor: ConfigActor }) {
   };
 }
 
-export async function getTriggerRule(opts: { db: Db; actor: ConfigActor; ruleId: string }) {
+export async function getTriggerRule(opts: { db: Db; actor: UserActor; ruleId: string }) {
   const rule = await opts.db.triggerRule.findUnique({ where: { id: opts.ruleId }, include: ruleInclude });
   if (!rule) throw new AppError("NOT_FOUND", "No such trigger rule.", { reason: "no_such_rule" });
   if (rule.repositoryId !== null && !opts.actor.isAdmin) {
-    const role = await repositoryRole(opts.db, asUser(opts.actor), rule.repositoryId);
+    const role = await repositoryRole(opts.db, opts.actor, rule.repositoryId);
     if (role === null) throw new AppError("NOT_FOUND", "No such trigger rule.", { reason: "no_such_rule" });
   }
   return { rule, canEdit: await ruleRight(opts.db, opts.actor, rule.repositoryId) };
 }
 
 /** The repositories and stacks the form offers; repositories say whether the user may pick them. */
-export async function triggerFormOptions(opts: { db: Db; actor: ConfigActor }) {
-  const visible = await visibleRepositoryIds(opts.db, asUser(opts.actor));
+export async function triggerFormOptions(opts: { db: Db; actor: UserActor }) {
+  const visible = await visibleRepositoryIds(opts.db, opts.actor);
   const [repositories, stacks] = await Promise.all([
     opts.db.repository.findMany({
       where: visible === "all" ? {} : { id: { in: visible } },
@@ -79,9 +78,9 @@ export async function triggerFormOptions(opts: { db: Db; actor: ConfigActor }) {
  * them: each scan shows only the groups of repositories the viewer has a role on (a failure
  * signature and its test names are that repository's code).
  */
-export async function listFlakyScans(opts: { db: Db; actor: ConfigActor; ruleId: string; limit: number }) {
+export async function listFlakyScans(opts: { db: Db; actor: UserActor; ruleId: string; limit: number }) {
   const { rule } = await getTriggerRule(opts);
-  const visible = await visibleRepositoryIds(opts.db, asUser(opts.actor));
+  const visible = await visibleRepositoryIds(opts.db, opts.actor);
   const names = visible === "all" ? null : new Set((await opts.db.repository.findMany({ where: { id: { in: visible } }, select: { fullName: true } })).map((r) => r.fullName));
   const scans = await opts.db.flakyScan.findMany({ where: { ruleId: rule.id }, orderBy: { at: "desc" }, take: opts.limit });
   return scans.map((s) => {

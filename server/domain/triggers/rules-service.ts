@@ -2,7 +2,8 @@ import { transaction, type Db, type TriggerRule as TriggerRuleRow } from "@/serv
 import { enqueue } from "@/server/queue/enqueue";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
-import { auditActorOf, requireAdmin, requireRepositoryRoleOf, type ConfigActor } from "../repositories/access";
+import { requireAdmin, requireRepositoryRoleOf } from "../repositories/access";
+import { auditActorOf, type UserActor } from "../actor";
 import { fieldError, parseInput } from "../repositories/input";
 import { refusableTransaction, type Refuse } from "../repositories/refusable";
 import { changedFields, staleVersionError } from "../repositories/versioned";
@@ -37,7 +38,7 @@ export const RULE_FIELDS = [
 
 const valuesOf = (row: TriggerRuleRow): TriggerRuleInput => Object.fromEntries(RULE_FIELDS.map((f) => [f, row[f]])) as TriggerRuleInput;
 
-async function requireRuleScope(db: Db, actor: ConfigActor, repositoryId: string | null, what: string) {
+async function requireRuleScope(db: Db, actor: UserActor, repositoryId: string | null, what: string) {
   if (repositoryId === null) requireAdmin(actor, `${what} for every repository`);
   else await requireRepositoryRoleOf(db, actor, repositoryId, "maintainer", what);
 }
@@ -61,7 +62,7 @@ function checkProblems(values: TriggerRuleInput, id: string, refuse: Refuse) {
   }
 }
 
-export async function createTriggerRule(opts: { db: Db; actor: ConfigActor; input: unknown }) {
+export async function createTriggerRule(opts: { db: Db; actor: UserActor; input: unknown }) {
   const values = parseInput(zTriggerRuleInput, opts.input);
   await requireRuleScope(opts.db, opts.actor, values.repositoryId, "create a trigger rule");
   return refusableTransaction(opts.db, "createTriggerRule", async (tx, refuse) => {
@@ -101,7 +102,7 @@ async function refuseIfStale(db: Db, row: TriggerRuleRow, expectedVersion: numbe
   );
 }
 
-export async function updateTriggerRule(opts: { db: Db; actor: ConfigActor; input: unknown }) {
+export async function updateTriggerRule(opts: { db: Db; actor: UserActor; input: unknown }) {
   const { ruleId, expectedVersion, ...values } = parseInput(zUpdateTriggerRuleInput, opts.input);
   return refusableTransaction(opts.db, "updateTriggerRule", async (tx, refuse) => {
     const row = await lockRule(tx, ruleId, refuse);
@@ -128,7 +129,7 @@ export async function updateTriggerRule(opts: { db: Db; actor: ConfigActor; inpu
 }
 
 /** Deletes a rule; runs it made keep their history (their rule reference becomes empty). */
-export async function deleteTriggerRule(opts: { db: Db; actor: ConfigActor; ruleId: string; expectedVersion: number }) {
+export async function deleteTriggerRule(opts: { db: Db; actor: UserActor; ruleId: string; expectedVersion: number }) {
   return refusableTransaction(opts.db, "deleteTriggerRule", async (tx, refuse) => {
     const row = await lockRule(tx, opts.ruleId, refuse);
     await requireRuleScope(tx, opts.actor, row.repositoryId, "delete this trigger rule");
@@ -151,7 +152,7 @@ export async function deleteTriggerRule(opts: { db: Db; actor: ConfigActor; rule
  * changing the rule (a twice-clicked button is one scan: the job key and the scan row are per
  * rule and minute). Audited with who asked.
  */
-export async function requestFlakyScan(opts: { db: Db; actor: ConfigActor; ruleId: string; now?: Date }) {
+export async function requestFlakyScan(opts: { db: Db; actor: UserActor; ruleId: string; now?: Date }) {
   const rule = await opts.db.triggerRule.findUnique({ where: { id: opts.ruleId }, select: { id: true, name: true, kind: true, repositoryId: true, enabled: true } });
   if (!rule) throw new AppError("NOT_FOUND", "No such trigger rule.", { reason: "no_such_rule" });
   await requireRuleScope(opts.db, opts.actor, rule.repositoryId, "scan with this rule");

@@ -3,7 +3,8 @@ import { hashPassword } from "better-auth/crypto";
 import type { Db, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { recordAudit, type AuditActor } from "../audit";
+import { auditActorOf, type UserActor } from "../actor";
+import { recordAudit } from "../audit";
 import { fieldError, isUniqueViolation, parseInput } from "../repositories/input";
 import { type GrantedRoles, zCreateUserInput, zSetAdminInput } from "./schemas";
 
@@ -13,11 +14,7 @@ import { type GrantedRoles, zCreateUserInput, zSetAdminInput } from "./schemas";
 // better-auth "credential" Account holding better-auth's own scrypt hash, so sign-in through
 // better-auth works unchanged (the demo seed writes the same rows).
 
-export type AdminActor = { id: string; email: string; isAdmin: boolean };
-
-const auditActor = (a: AdminActor): AuditActor => ({ userId: a.id, label: a.email });
-
-function requireAdmin(actor: AdminActor) {
+function requireAdmin(actor: UserActor) {
   if (!actor.isAdmin) throw new AppError("FORBIDDEN", "Only an Airlock admin can manage accounts.", { reason: "admin_only" });
 }
 
@@ -52,7 +49,7 @@ export async function insertPasswordUser(
 }
 
 /** An admin creates an account with a first password and its roles. */
-export async function createUserAccount(opts: { db: Db; actor: AdminActor; input: unknown; now?: Date }) {
+export async function createUserAccount(opts: { db: Db; actor: UserActor; input: unknown; now?: Date }) {
   requireAdmin(opts.actor);
   const input = parseInput(zCreateUserInput, opts.input);
   const now = opts.now ?? new Date();
@@ -62,7 +59,7 @@ export async function createUserAccount(opts: { db: Db; actor: AdminActor; input
     const user = await insertPasswordUser(tx, { email: input.email, name: input.name, passwordHash, isAdmin: input.isAdmin, admittedVia: "admin", now });
     const roles = await grantRoles(tx, user.id, input.roles);
     await recordAudit(tx, {
-      actor: auditActor(opts.actor),
+      actor: auditActorOf(opts.actor),
       action: "user.create",
       objectType: "User",
       objectId: user.id,
@@ -73,7 +70,7 @@ export async function createUserAccount(opts: { db: Db; actor: AdminActor; input
 }
 
 /** Makes a user a global admin, or not. The last admin cannot stop being one. */
-export async function setGlobalAdmin(opts: { db: Db; actor: AdminActor; input: unknown }) {
+export async function setGlobalAdmin(opts: { db: Db; actor: UserActor; input: unknown }) {
   requireAdmin(opts.actor);
   const input = parseInput(zSetAdminInput, opts.input);
   return transaction(opts.db, "setGlobalAdmin", async (tx) => {
@@ -86,13 +83,13 @@ export async function setGlobalAdmin(opts: { db: Db; actor: AdminActor; input: u
       throw new AppError("CONFLICT", `${user.email} is the last Airlock admin: make someone else admin first.`, { reason: "last_admin" });
     }
     const updated = await tx.user.update({ where: { id: user.id }, data: { isAdmin: input.isAdmin }, select: { id: true, email: true, isAdmin: true } });
-    await recordAudit(tx, { actor: auditActor(opts.actor), action: input.isAdmin ? "user.admin.grant" : "user.admin.revoke", objectType: "User", objectId: user.id, detail: { email: user.email } });
+    await recordAudit(tx, { actor: auditActorOf(opts.actor), action: input.isAdmin ? "user.admin.grant" : "user.admin.revoke", objectType: "User", objectId: user.id, detail: { email: user.email } });
     return updated;
   });
 }
 
 /** The users page: every account, how it came to be, its roles and sign-in methods. */
-export async function listUsers(opts: { db: Db; actor: AdminActor }) {
+export async function listUsers(opts: { db: Db; actor: UserActor }) {
   requireAdmin(opts.actor);
   const users = await opts.db.user.findMany({
     orderBy: { email: "asc" },

@@ -4,9 +4,10 @@ import type { Db, Prisma, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { sha256 } from "@/server/lib/digest";
+import { auditActorOf, type UserActor } from "../actor";
 import { recordAudit } from "../audit";
 import { parseInput } from "../repositories/input";
-import { type AdminActor, grantRoles, insertPasswordUser } from "./accounts";
+import { grantRoles, insertPasswordUser } from "./accounts";
 import { type GrantedRoles, zAcceptInvitationInput, zGrantedRoles, zInvitationInput, zInvitationToken } from "./schemas";
 
 // An admin invites a person by email: a one-time link (its token is shown once; only its sha256
@@ -31,11 +32,11 @@ const refusal: Record<Exclude<InvitationState, "open">, string> = {
   expired: "This invitation has expired. Ask an admin for a new one.",
 };
 
-function requireAdmin(actor: AdminActor) {
+function requireAdmin(actor: UserActor) {
   if (!actor.isAdmin) throw new AppError("FORBIDDEN", "Only an Airlock admin can invite people.", { reason: "admin_only" });
 }
 
-export async function createInvitation(opts: { db: Db; actor: AdminActor; input: unknown; now?: Date }) {
+export async function createInvitation(opts: { db: Db; actor: UserActor; input: unknown; now?: Date }) {
   requireAdmin(opts.actor);
   const input = parseInput(zInvitationInput, opts.input);
   const now = opts.now ?? new Date();
@@ -57,7 +58,7 @@ export async function createInvitation(opts: { db: Db; actor: AdminActor; input:
       select: { id: true, email: true, expiresAt: true },
     });
     await recordAudit(tx, {
-      actor: { userId: opts.actor.id, label: opts.actor.email },
+      actor: auditActorOf(opts.actor),
       action: "user.invite",
       objectType: "Invitation",
       objectId: invitation.id,
@@ -68,7 +69,7 @@ export async function createInvitation(opts: { db: Db; actor: AdminActor; input:
   });
 }
 
-export async function revokeInvitation(opts: { db: Db; actor: AdminActor; invitationId: string; now?: Date }) {
+export async function revokeInvitation(opts: { db: Db; actor: UserActor; invitationId: string; now?: Date }) {
   requireAdmin(opts.actor);
   const now = opts.now ?? new Date();
   return transaction(opts.db, "revokeInvitation", async (tx) => {
@@ -78,12 +79,12 @@ export async function revokeInvitation(opts: { db: Db; actor: AdminActor; invita
     const state = stateOf(inv, now);
     if (state !== "open") throw new AppError("CONFLICT", `This invitation is ${state}: there is nothing to withdraw.`, { reason: "not_open" });
     await tx.invitation.update({ where: { id: inv.id }, data: { revokedAt: now } });
-    await recordAudit(tx, { actor: { userId: opts.actor.id, label: opts.actor.email }, action: "user.invite.revoke", objectType: "Invitation", objectId: inv.id, detail: { email: inv.email } });
+    await recordAudit(tx, { actor: auditActorOf(opts.actor), action: "user.invite.revoke", objectType: "Invitation", objectId: inv.id, detail: { email: inv.email } });
     return { id: inv.id, state: "revoked" as const };
   });
 }
 
-export async function listInvitations(opts: { db: Db; actor: AdminActor; now?: Date }) {
+export async function listInvitations(opts: { db: Db; actor: UserActor; now?: Date }) {
   requireAdmin(opts.actor);
   const now = opts.now ?? new Date();
   const rows = await opts.db.invitation.findMany({
@@ -117,7 +118,7 @@ async function lockOpenInvitation(tx: Tx, where: { tokenHash: string } | { email
 async function markAccepted(tx: Tx, inv: { id: string; email: string; isAdmin: boolean; roles: Prisma.JsonValue }, user: { id: string; email: string }, via: string, now: Date) {
   await tx.invitation.update({ where: { id: inv.id }, data: { acceptedAt: now, acceptedUserId: user.id } });
   const roles = await grantRoles(tx, user.id, zGrantedRoles.catch([] as GrantedRoles).parse(inv.roles));
-  await recordAudit(tx, { actor: { userId: user.id, label: user.email }, action: "user.invite.accept", objectType: "Invitation", objectId: inv.id, detail: { email: user.email, via, isAdmin: inv.isAdmin, roles } });
+  await recordAudit(tx, { actor: auditActorOf({ ...user, isAdmin: inv.isAdmin }), action: "user.invite.accept", objectType: "Invitation", objectId: inv.id, detail: { email: user.email, via, isAdmin: inv.isAdmin, roles } });
   return roles;
 }
 

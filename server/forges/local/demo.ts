@@ -1,6 +1,7 @@
 import { getBuiltInScenario } from "@/server/execution/agents/scenarios";
 import type { Db } from "@/server/db";
 import { stackSpecOf } from "@/server/domain/runs/admit-attempt";
+import { systemActor } from "@/server/domain/actor";
 import { dispatchRun } from "@/server/domain/runs/dispatch";
 import { runLocalCheck } from "./local-ci";
 import { bareRepoPath, commitFiles, ensureBareRepo, resolveRevision } from "./repositories";
@@ -14,7 +15,7 @@ import { bareRepoPath, commitFiles, ensureBareRepo, resolveRevision } from "./re
 
 export const DEMO_REPOSITORY = "demo/calculator";
 export const DEMO_SCENARIO = "sum-off-by-one";
-const DEMO_ACTOR = { userId: null, label: "airlock demo bootstrap" };
+const DEMO_ACTOR = systemActor("airlock demo bootstrap");
 // A fixed commit date makes the demo's commit id the same on every machine.
 const DEMO_COMMIT_DATE = new Date("2026-01-05T09:00:00Z");
 

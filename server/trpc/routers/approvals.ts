@@ -10,6 +10,7 @@ import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
 import { bareRepoPath, resolveRevision } from "@/server/forges/local/repositories";
 import { protectedProcedure, requireRepositoryRole, router } from "../init";
+import { auditActorOf } from "@/server/domain/actor";
 
 // The approvals gate's procedures: validate, authorise (viewer to read, maintainer to decide;
 // the domain re-checks inside its transaction), call the domain.
@@ -67,6 +68,6 @@ export const approvalsRouter = router({
     const wb = await ctx.db.writeBack.findUnique({ where: { id: input.writeBackId }, select: { run: { select: { repositoryId: true } } } });
     if (!wb) throw new AppError("NOT_FOUND", "No such write-back.");
     const role = await requireRepositoryRole(ctx, wb.run.repositoryId, "maintainer");
-    return retryWriteBack({ db: ctx.db, actor: { userId: ctx.user.id, label: ctx.user.email }, writeBackId: input.writeBackId, role, now: ctx.now() });
+    return retryWriteBack({ db: ctx.db, actor: auditActorOf(ctx.user), writeBackId: input.writeBackId, role, now: ctx.now() });
   }),
 });

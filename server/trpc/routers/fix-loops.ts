@@ -2,6 +2,7 @@ import { z } from "zod";
 import { fixLoopOfRun, getFixLoop } from "@/server/domain/fixloop/presenter";
 import { reopenForAgents } from "@/server/domain/fixloop/reopen";
 import { repositoryProcedure, router, runProcedure } from "../init";
+import { auditActorOf } from "@/server/domain/actor";
 
 // The fix-forward loop of a branch: its rounds, bound, attributions and escalation; and the
 // maintainer's "re-open for agents" after an escalation.
@@ -18,6 +19,6 @@ export const fixLoopsRouter = router({
   reopen: repositoryProcedure("maintainer")
     .input(zBranch)
     .mutation(({ ctx, input }) =>
-      reopenForAgents({ db: ctx.db, actor: { userId: ctx.user.id, label: ctx.user.email }, repositoryId: input.repositoryId, branch: input.branch, now: ctx.now() }),
+      reopenForAgents({ db: ctx.db, actor: auditActorOf(ctx.user), repositoryId: input.repositoryId, branch: input.branch, now: ctx.now() }),
     ),
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { PolicyKind } from "@/server/db/generated/enums";
 import { zFacts, zPolicyDefinition } from "@/server/domain/policy/schemas";
 import { reviewPolicy, tryPolicy } from "@/server/domain/policy/review";
+import { auditActorOf } from "@/server/domain/actor";
 import {
   diffPolicyVersions,
   getPolicy,
@@ -63,7 +64,7 @@ export const policiesRouter = router({
     .mutation(({ ctx, input }) =>
       savePolicyVersion({
         db: ctx.db,
-        actor: { userId: ctx.user.id, label: ctx.user.email },
+        actor: auditActorOf(ctx.user),
         kind: input.kind,
         definition: input.definition,
         expectedVersion: input.expectedVersion,

@@ -6,12 +6,12 @@ import { retryRun } from "@/server/domain/runs/retry";
 import { zTaskKind } from "@/server/domain/ci-events/enums";
 import { dispatchOptions } from "@/server/domain/runs/dispatch-options";
 import { repositoryProcedure, runProcedure } from "../init";
+import { auditActorOf } from "@/server/domain/actor";
 
 // The runs router's execution controls (dispatch, retry, resume, fork), kept in their own file
 // and spread into runsRouter so the run-view procedures and these evolve without colliding.
 // Each validates, requires the maintainer role on the run's repository, and calls the domain.
 
-const actorOf = (user: { id: string; email: string }) => ({ userId: user.id, label: user.email });
 const zQueued = z.object({ runId: z.string(), status: z.literal("queued"), attemptNumber: z.number().int() });
 const zDispatched = zQueued.extend({ taskKind: zTaskKind });
 const zChild = z.object({ runId: z.string(), number: z.number().int(), parentRunId: z.string() });
@@ -24,7 +24,7 @@ export const runExecutionProcedures = {
   dispatch: runProcedure("maintainer")
     .input(z.object({ taskKind: zTaskKind.optional() }))
     .output(zDispatched)
-    .mutation(({ ctx, input }) => dispatchRun({ db: ctx.db, actor: actorOf(ctx.user), runId: input.runId, taskKind: input.taskKind, now: ctx.now() })),
+    .mutation(({ ctx, input }) => dispatchRun({ db: ctx.db, actor: auditActorOf(ctx.user), runId: input.runId, taskKind: input.taskKind, now: ctx.now() })),
 
   /** What a person may dispatch on a repository: its stacks per task kind, the stacks, and why not. */
   dispatchOptions: repositoryProcedure("viewer").query(({ ctx }) => dispatchOptions({ db: ctx.db, repositoryId: ctx.repositoryId, role: ctx.role })),
@@ -33,14 +33,14 @@ export const runExecutionProcedures = {
   retry: runProcedure("maintainer")
     .input(z.object({ reason: z.string().trim().max(500).optional() }))
     .output(zQueued)
-    .mutation(({ ctx, input }) => retryRun({ db: ctx.db, actor: actorOf(ctx.user), runId: input.runId, reason: input.reason, now: ctx.now() })),
+    .mutation(({ ctx, input }) => retryRun({ db: ctx.db, actor: auditActorOf(ctx.user), runId: input.runId, reason: input.reason, now: ctx.now() })),
 
   /** A child run continuing this one, with optional instructions. */
   resume: runProcedure("maintainer")
     .input(z.object({ instructions: z.string().trim().max(20_000).optional() }))
     .output(zChild)
     .mutation(({ ctx, input }) =>
-      resumeRun({ db: ctx.db, actor: actorOf(ctx.user), runId: input.runId, instructions: input.instructions, now: ctx.now() }),
+      resumeRun({ db: ctx.db, actor: auditActorOf(ctx.user), runId: input.runId, instructions: input.instructions, now: ctx.now() }),
     ),
 
   /** A child run with an edited prompt and/or another stack. */
@@ -48,6 +48,6 @@ export const runExecutionProcedures = {
     .input(z.object({ prompt: z.string().max(100_000).optional(), stackId: z.string().min(1).max(100).optional() }))
     .output(zChild)
     .mutation(({ ctx, input }) =>
-      forkRun({ db: ctx.db, actor: actorOf(ctx.user), runId: input.runId, prompt: input.prompt, stackId: input.stackId, now: ctx.now() }),
+      forkRun({ db: ctx.db, actor: auditActorOf(ctx.user), runId: input.runId, prompt: input.prompt, stackId: input.stackId, now: ctx.now() }),
     ),
 };

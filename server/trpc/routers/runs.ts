@@ -7,6 +7,7 @@ import { countRunsByStatus, listRuns, runFilterOptions, zRunListFilter, zRunList
 import { zAttachContextInput } from "@/server/domain/runs/schemas";
 import { protectedProcedure, requireRepositoryRole, router, runProcedure } from "../init";
 import { runExecutionProcedures } from "./run-execution";
+import { auditActorOf } from "@/server/domain/actor";
 
 const zSeq = z.number().int().positive();
 
@@ -50,7 +51,7 @@ export const runsRouter = router({
     .mutation(({ ctx, input }) =>
       cancelRun({
         db: ctx.db,
-        actor: { userId: ctx.user.id, label: ctx.user.email },
+        actor: auditActorOf(ctx.user),
         runId: input.runId,
         reason: input.reason,
         now: ctx.now(),
@@ -63,6 +64,6 @@ export const runsRouter = router({
     .output(z.object({ runId: z.string(), seq: z.number().int(), attachmentId: z.string(), redactions: z.number().int(), duplicate: z.boolean() }))
     .mutation(({ ctx, input }) => {
       const { runId, ...attachment } = input;
-      return attachContext({ db: ctx.db, actor: { userId: ctx.user.id, label: ctx.user.email }, runId, input: attachment });
+      return attachContext({ db: ctx.db, actor: auditActorOf(ctx.user), runId, input: attachment });
     }),
 });

@@ -1,5 +1,5 @@
 // Mapping helpers shared by the GitHub event mappers.
-import type { Actor, PullRequestRef, PullRequestSnapshot, RepositoryRef } from "@/server/domain/ci-events/ci-event";
+import type { ForgeActor, PullRequestRef, PullRequestSnapshot, RepositoryRef } from "@/server/domain/ci-events/ci-event";
 import { AUTHOR_ASSOCIATIONS, type AuthorAssociation } from "@/server/domain/ci-events/enums";
 import type { GhPullRequest, GhPullRequestLink, GhRepository, GhUser } from "./payload-schemas";
 
@@ -18,7 +18,7 @@ export function toAssociation(value: string | null | undefined): AuthorAssociati
   return (AUTHOR_ASSOCIATIONS as readonly string[]).includes(value ?? "") ? (value as AuthorAssociation) : null;
 }
 
-export function actorFromUser(user: GhUser, association: string | null = null): Actor {
+export function actorFromUser(user: GhUser, association: string | null = null): ForgeActor {
   return {
     login: user.login,
     type: user.type === "Bot" ? "bot" : user.type === "Organization" ? "organization" : "user",
