@@ -16,6 +16,7 @@ import { lookUpChangedFiles, type ChangedFilesLookup } from "./changed-files";
 import { commitCandidate, prepareRun, recordSuperseded, type CommitOutcome, type PreparedRun } from "./dispatch";
 import { openDropLedger } from "./drops";
 import { attachJobLog, type JobLogReader } from "./job-log";
+import { offerOnGithub } from "@/server/domain/check-runs/surface";
 import { screenDelivery, withFacts, type DeliveryRow, type LoadedEvent } from "./load";
 import { heldKeys, liveRulesFor, planEvaluation, type EvaluationPlan } from "./plan";
 import { prefilterPlan } from "./prefilter";
@@ -169,6 +170,8 @@ async function commitPlan(opts: { db: Db; loaded: LoadedEvent; plan: EvaluationP
       if (cancel.refused) out.refused.push(cancel.refused);
     }
     await linkTriageToRun(tx, triage, out.created.map((r) => r.runId));
+    // A suggestion for a GitHub failed check gets Airlock's check run with its two actions.
+    await offerOnGithub(tx, { repository, event, created: out.created });
     const allDuplicates = outcomes.length > 0 && outcomes.every((o) => o.outcome.kind === "duplicate");
     out.outcome = allDuplicates ? "duplicate" : "processed";
     const loopNote = await fixLoopOnEvent(tx, { event, repositoryId: repository.id, pullRequestId: records.pullRequestId, createdRunIds: out.created.map((c) => c.runId), attribution, now });

@@ -2,6 +2,7 @@ import type { Db } from "@/server/db";
 import { githubChangedFiles } from "@/server/domain/evaluation/changed-files";
 import { evaluateDelivery, readDelivery } from "@/server/domain/evaluation/evaluate";
 import { githubJobLogs } from "@/server/domain/evaluation/job-log";
+import { isRequestedAction, processRequestedAction } from "@/server/domain/check-runs/requested-action";
 import { loadGithubAppCredentials } from "@/server/domain/github-app/app-service";
 import { processInstallationDelivery } from "@/server/domain/github-app/installation-delivery";
 import { isInstallationEvent } from "@/server/domain/github-app/installations";
@@ -20,6 +21,10 @@ export async function evaluateDeliveryTask(payload: unknown, { db }: { db: Db })
   const row = await readDelivery(db, deliveryId);
   if (row?.source === "github" && isInstallationEvent(row.event)) {
     await processInstallationDelivery({ db, deliveryId, key: sealingKey(), githubUrl: env.GITHUB_URL, apiUrl: env.GITHUB_API_URL ?? null });
+    return;
+  }
+  if (row?.source === "github" && isRequestedAction(row.event, row.action)) {
+    await processRequestedAction({ db, deliveryId });
     return;
   }
   const githubApiUrl = env.GITHUB_API_URL ?? null;

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AppHttpError, createFakeApps, type FakeApps } from "./fake-github-apps";
+import { ChecksHttpError, createFakeChecks, type FakeChecks } from "./fake-github-checks";
 
 // A small GitHub REST API for tests of the GitHub forge: exactly the endpoints
 // server/forges/github/write-back.ts calls (labels and review requests included), with GitHub's
@@ -58,6 +59,8 @@ export type FakeGithub = {
   requests: RecordedRequest[];
   /** GitHub Apps: manifest conversion, app JWTs, installations, installation tokens. */
   apps: FakeApps;
+  /** Check runs: created and updated by an app's installation token (fake-github-checks.ts). */
+  checks: FakeChecks;
   /** The next `times` requests (token requests included) are refused as GitHub's rate limits refuse them. */
   rateLimit(injection: RateLimitInjection): void;
   createRepository(fullName: string, opts: { branch: string; files: Record<string, string>; executable?: string[]; pulls?: number[]; private?: boolean }): { headSha: string };
@@ -110,6 +113,7 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
   const now = () => new Date((clock += 1000)).toISOString().replace(/\.\d{3}Z$/, "Z");
   let base = "";
   const web = "https://github.example.test";
+  const checks = createFakeChecks({ apps, base: () => base, web, now: () => now(), nextId: () => nextId++ });
 
   const getRepo = (fullName: string) => {
     const r = repos.get(fullName);
@@ -475,6 +479,8 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
       signedDownloads.set(key, log);
       return { status: 302, body: null, location: `${base}/_blob/actions-results/${key}/logs/job-logs.txt?sv=2025-01-05&se=2026-11-30T00%3A01%3A00Z&sr=b&sp=r&sig=${key}` };
     }
+    const checked = checks.route({ method: req.method, rest, fullName, body: req.body, authorization: req.authorization }, r);
+    if (checked) return checked;
     if ((g = rest.match(/^\/actions\/runs\/(\d+)(\/rerun)?$/))) {
       const w = r.workflowRuns.get(Number(g[1]));
       if (!w) throw new HttpError(404, "Not Found", `${docs}/actions/workflow-runs`);
@@ -571,6 +577,7 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
         send(res, out.status, out.body, out.link);
       } catch (err) {
         if (err instanceof AppHttpError) return send(res, err.status, { message: err.message, documentation_url: err.doc, status: String(err.status) });
+        if (err instanceof ChecksHttpError) return send(res, err.status, { message: err.message, ...(err.errors ? { errors: err.errors } : {}), documentation_url: err.doc, status: String(err.status) });
         if (err instanceof HttpError) return send(res, err.status, { message: err.message, ...(err.errors ? { errors: err.errors } : {}), documentation_url: err.doc, status: String(err.status) });
         send(res, 500, { message: String(err) });
       }
@@ -589,6 +596,7 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
     token,
     requests,
     apps,
+    checks,
     rateLimit(injection) {
       limited = { ...injection };
     },
