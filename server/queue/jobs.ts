@@ -51,6 +51,8 @@ export const jobs = {
   "flaky.tick": z.object({ _cron: z.object({ ts: z.string().min(1).max(40) }).partial().optional() }).passthrough().default({}),
   /** Scan one flaky-scan rule at one minute (scheduled or "Scan now"), once per rule and minute. */
   "flaky.scan": z.object({ ruleId: z.string().min(1), at: z.iso.datetime(), requestedBy: z.string().min(1).max(200) }),
+  /** Write a run's state to its check run on GitHub (check-runs/sync.ts), once per state. */
+  "checkrun.sync": z.object({ runId: z.string().min(1) }),
   /** Rerun a failed GitHub check that CI triage decided to rerun once (at most once per decision). */
   "triage.rerun": z.object({ triageId: z.string().min(1) }),
 } as const;

@@ -15,6 +15,8 @@ import { describeTriage, holdCandidates, linkTriageToRun, triageFailedCheck } fr
 import { lookUpChangedFiles, type ChangedFilesLookup } from "./changed-files";
 import { commitCandidate, prepareRun, recordSuperseded, type CommitOutcome, type PreparedRun } from "./dispatch";
 import { openDropLedger } from "./drops";
+import { attachJobLog, type JobLogReader } from "./job-log";
+import { offerOnGithub } from "@/server/domain/check-runs/surface";
 import { screenDelivery, withFacts, type DeliveryRow, type LoadedEvent } from "./load";
 import { heldKeys, liveRulesFor, planEvaluation, type EvaluationPlan } from "./plan";
 import { prefilterPlan } from "./prefilter";
@@ -61,6 +63,8 @@ export async function evaluateDelivery(opts: {
   now?: Date;
   /** Reads a GitHub PR's changed files for path-filtered rules; absent: they stay unknown. */
   changedFiles?: ChangedFilesLookup | null;
+  /** Reads a GitHub failed job's log (job-log.ts); absent: triage and the agent go without it. */
+  jobLog?: JobLogReader | null;
   /** The delivery's row when the caller has read it already (readDelivery). */
   delivery?: PendingDelivery | null;
   /** false: skip the prefilter (the tests that prove it agrees with the full evaluation). */
@@ -89,13 +93,15 @@ export async function evaluateDelivery(opts: {
     await finish(db, deliveryId, "processed", out.detail, now);
     return out;
   }
-  const loaded = await withFacts(db, screened);
+  const logged = await attachJobLog({ db, screened, reader: opts.jobLog ?? null, now });
+  const loaded = await withFacts(db, logged.screened);
   if (!loaded.ok) return { ...(await unusable(loaded)), prefiltered: false };
   const filesNote = await lookUpChangedFiles({ repository: loaded.repository, event: loaded.event, facts: loaded.facts, rules, lookup: opts.changedFiles ?? null });
-  return commitPlan({ db, loaded, plan: planEvaluation(loaded, rules), filesNote, now });
+  const logMissing = loaded.facts.log === null ? logged.note : null;
+  return commitPlan({ db, loaded, plan: planEvaluation(loaded, rules), filesNote: [logged.note, filesNote].filter(Boolean).join("; ") || null, logMissing, now });
 }
 
-async function commitPlan(opts: { db: Db; loaded: LoadedEvent; plan: EvaluationPlan; filesNote: string | null; now: Date }): Promise<EvaluationResult> {
+async function commitPlan(opts: { db: Db; loaded: LoadedEvent; plan: EvaluationPlan; filesNote: string | null; logMissing?: string | null; now: Date }): Promise<EvaluationResult> {
   const { db, loaded, plan, now } = opts;
   const { deliveryId, repository, facts, event } = loaded;
   const secrets = await loadKnownSecrets(db, now);
@@ -128,7 +134,7 @@ async function commitPlan(opts: { db: Db; loaded: LoadedEvent; plan: EvaluationP
 
     const records = await writeRecords({ tx, repository, event, facts, now, deliveryId });
     // CI triage decides what happens to a failed check; "rerun once" holds the agents back.
-    const triage = event.type === "failed_check" ? await triageFailedCheck({ tx, repository, event, records, now }) : null;
+    const triage = event.type === "failed_check" ? await triageFailedCheck({ tx, repository, event, records, now, logMissing: opts.logMissing ?? null }) : null;
     const held = triage?.holdsAgents === true;
     if (held) await holdCandidates(drops, triage, [...plan.fire, ...plan.superseded.map((s) => s.candidate)]);
     const outcomes: { ruleName: string; outcome: CommitOutcome }[] = [];
@@ -164,6 +170,8 @@ async function commitPlan(opts: { db: Db; loaded: LoadedEvent; plan: EvaluationP
       if (cancel.refused) out.refused.push(cancel.refused);
     }
     await linkTriageToRun(tx, triage, out.created.map((r) => r.runId));
+    // A suggestion for a GitHub failed check gets Airlock's check run with its two actions.
+    await offerOnGithub(tx, { repository, event, created: out.created });
     const allDuplicates = outcomes.length > 0 && outcomes.every((o) => o.outcome.kind === "duplicate");
     out.outcome = allDuplicates ? "duplicate" : "processed";
     const loopNote = await fixLoopOnEvent(tx, { event, repositoryId: repository.id, pullRequestId: records.pullRequestId, createdRunIds: out.created.map((c) => c.runId), attribution, now });

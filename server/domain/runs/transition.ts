@@ -2,6 +2,7 @@ import { Prisma, type Tx } from "@/server/db";
 import type { AttemptStatus, RunStatus } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
 import { enqueue } from "@/server/queue/enqueue";
+import { followRunOnGithub } from "@/server/domain/check-runs/surface";
 import { type AuditActor, recordAudit } from "../audit";
 import { appendRunEvents } from "../events/append";
 import type { RunEventInput } from "../events/catalogue";
@@ -95,6 +96,8 @@ export async function transitionRun(
     });
   }
   if (isTerminalRun(opts.to)) await enqueue(tx, "run.ended", { runId: opts.runId, status: opts.to }, { maxAttempts: 25 });
+  // The run's check run on GitHub, when it has one, follows the status (check-runs/surface.ts).
+  await followRunOnGithub(tx, opts.runId);
 }
 
 export type AttemptRef = { id: string; number: number; status: AttemptStatus };

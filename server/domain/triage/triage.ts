@@ -55,6 +55,8 @@ export async function triageFailedCheck(opts: {
   event: FailedCheckEvent;
   records: { pipelineId: string | null; jobId: string | null; pullRequestId: string | null };
   now: Date;
+  /** Why the failed job's log could not be read (evaluation/job-log.ts): said on the decision, not left silent. */
+  logMissing?: string | null;
 }): Promise<TriageOutcome | null> {
   const { tx, repository, event, records } = opts;
   if (!records.pipelineId) return null;
@@ -137,7 +139,7 @@ export async function triageFailedCheck(opts: {
       refusal,
       action,
       actionStatus: status,
-      actionDetail: `${detail}${ruleName ? ` (rule ${ruleName})` : ""}`.slice(0, 2000),
+      actionDetail: `${detail}${ruleName ? ` (rule ${ruleName})` : ""}${opts.logMissing ? `; decided without the log: ${opts.logMissing}` : ""}`.slice(0, 2000),
       rerunKey: action === "rerun_check" ? rerun : null,
       rerunVia: action === "rerun_check" && repository.forge !== "local" ? event.via : null,
       rerunExternalId: action === "rerun_check" && repository.forge !== "local" ? (event.via === "check_run" ? event.jobId : event.runId) : null,

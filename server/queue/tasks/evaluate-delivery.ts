@@ -1,6 +1,9 @@
 import type { Db } from "@/server/db";
 import { githubChangedFiles } from "@/server/domain/evaluation/changed-files";
 import { evaluateDelivery, readDelivery } from "@/server/domain/evaluation/evaluate";
+import { githubJobLogs } from "@/server/domain/evaluation/job-log";
+import { isRequestedAction, processRequestedAction } from "@/server/domain/check-runs/requested-action";
+import { loadGithubAppCredentials } from "@/server/domain/github-app/app-service";
 import { processInstallationDelivery } from "@/server/domain/github-app/installation-delivery";
 import { isInstallationEvent } from "@/server/domain/github-app/installations";
 import { sealingKey } from "@/server/domain/github-app/key";
@@ -20,5 +23,17 @@ export async function evaluateDeliveryTask(payload: unknown, { db }: { db: Db })
     await processInstallationDelivery({ db, deliveryId, key: sealingKey(), githubUrl: env.GITHUB_URL, apiUrl: env.GITHUB_API_URL ?? null });
     return;
   }
-  await evaluateDelivery({ db, deliveryId, delivery: row, changedFiles: githubChangedFiles({ token: env.GITHUB_TOKEN ?? null, baseUrl: env.GITHUB_API_URL ?? null }) });
+  if (row?.source === "github" && isRequestedAction(row.event, row.action)) {
+    await processRequestedAction({ db, deliveryId });
+    return;
+  }
+  const githubApiUrl = env.GITHUB_API_URL ?? null;
+  await evaluateDelivery({
+    db,
+    deliveryId,
+    delivery: row,
+    changedFiles: githubChangedFiles({ token: env.GITHUB_TOKEN ?? null, baseUrl: githubApiUrl }),
+    // The app's credentials are read only when a failed job's log is needed.
+    jobLog: githubJobLogs({ githubApp: () => loadGithubAppCredentials(db, sealingKey()), githubToken: env.GITHUB_TOKEN ?? null, githubApiUrl }),
+  });
 }

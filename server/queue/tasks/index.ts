@@ -3,6 +3,7 @@ import { tracedTask } from "@/server/observability/jobs";
 import type { JobName } from "../jobs";
 import type { WorkerContext } from "../worker-context";
 import { bootstrapDemoTask } from "./bootstrap-demo";
+import { checkRunSyncTask } from "./check-run-sync";
 import { dispatchRunTask } from "./dispatch-run";
 import { evaluateDeliveryTask } from "./evaluate-delivery";
 import { executeWriteBackTask } from "./execute-write-back";
@@ -34,6 +35,7 @@ export function createTaskList(ctx: WorkerContext): TaskList {
     "flaky.scan": (payload) => flakyScanTask(payload, ctx),
     "run.ended": (payload) => runEndedTask(payload, ctx),
     "approval.decided": (payload) => approvalDecidedTask(payload, ctx),
+    "checkrun.sync": (payload) => checkRunSyncTask(payload, ctx),
   };
   // Each job continues the trace it was added in (server/observability/jobs.ts).
   return Object.fromEntries(Object.entries(tasks).map(([name, task]) => [name, tracedTask(ctx.db, name, task)]));

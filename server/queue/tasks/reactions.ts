@@ -2,6 +2,7 @@ import { transaction } from "@/server/db";
 import { settleRun } from "@/server/domain/approvals/settle-run";
 import { afterRunEnded } from "@/server/domain/fixloop/spawn";
 import { requestDiagnosisComment } from "@/server/domain/writebacks/diagnosis-comment";
+import { followRunOnGithub } from "@/server/domain/check-runs/surface";
 import { parseJobPayload } from "../jobs";
 import type { WorkerContext } from "../worker-context";
 
@@ -22,6 +23,8 @@ export async function runEndedTask(payload: unknown, ctx: Pick<WorkerContext, "d
   if (job.status === undefined || job.status === "succeeded") {
     const comment = await requestDiagnosisComment({ db: ctx.db, runId: job.runId, by: null });
     if (comment.kind === "direct") ctx.log(`run ${job.runId} ended: diagnosis comment ${comment.writeBackId} queued (${comment.reason})`);
+    // An exempt diagnosis also goes on the run's GitHub check run (check-runs/sync.ts).
+    if (comment.kind === "direct") await followRunOnGithub(ctx.db, job.runId);
   }
 }
 

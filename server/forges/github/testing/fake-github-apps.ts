@@ -40,6 +40,8 @@ export type FakeApps = {
   route(req: { method: string; path: string; body: unknown; authorization: string | undefined }): { status: number; body: unknown } | null;
   /** The installation token in the header, when it is one, valid now, and for the repository. */
   tokenAllows(authorization: string | undefined, fullName: string | null): "no_token" | "ok" | "bad_credentials" | "not_in_scope";
+  /** The installation an installation token in the header belongs to (valid or not). */
+  installationOf(authorization: string | undefined): FakeInstallation | undefined;
 };
 
 const b64url = (s: string) => Buffer.from(s, "base64url");
@@ -191,6 +193,11 @@ export function createFakeApps(base: () => string): FakeApps {
         };
       }
       throw new AppHttpError(404, "Not Found", docs);
+    },
+    installationOf(authorization) {
+      const m = authorization?.match(/^(?:token|bearer) (ghs_.+)$/i);
+      const t = m ? tokens.get(m[1] as string) : undefined;
+      return t ? installations.get(t.installationId) : undefined;
     },
     tokenAllows(authorization, fullName) {
       const m = authorization?.match(/^(?:token|bearer) (ghs_.+)$/i);

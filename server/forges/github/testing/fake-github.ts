@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { AppHttpError, createFakeApps, type FakeApps } from "./fake-github-apps";
+import { ChecksHttpError, createFakeChecks, type FakeChecks } from "./fake-github-checks";
 
 // A small GitHub REST API for tests of the GitHub forge: exactly the endpoints
 // server/forges/github/write-back.ts calls (labels and review requests included), with GitHub's
@@ -34,6 +35,8 @@ export type FakeRepo = {
   issueLabels: Map<number, string[]>;
   /** Logins asked to review each pull request (pulls.requestReviewers). */
   requestedReviewers: Map<number, string[]>;
+  /** Actions job logs by job id; "gone" once GitHub's retention deleted them (410). */
+  jobLogs: Map<number, Buffer | "gone">;
 };
 
 type Label = { id: number; name: string; color: string; description: string | null };
@@ -56,12 +59,18 @@ export type FakeGithub = {
   requests: RecordedRequest[];
   /** GitHub Apps: manifest conversion, app JWTs, installations, installation tokens. */
   apps: FakeApps;
+  /** Check runs: created and updated by an app's installation token (fake-github-checks.ts). */
+  checks: FakeChecks;
   /** The next `times` requests (token requests included) are refused as GitHub's rate limits refuse them. */
   rateLimit(injection: RateLimitInjection): void;
   createRepository(fullName: string, opts: { branch: string; files: Record<string, string>; executable?: string[]; pulls?: number[]; private?: boolean }): { headSha: string };
   /** Someone else pushes to the branch (a new commit on the tip). */
   pushCommit(fullName: string, branch: string, files: Record<string, string>, message: string): string;
   addWorkflowRun(fullName: string, run: Omit<WorkflowRun, "runAttempt"> & { runAttempt?: number }): void;
+  /** A job's log, served as GitHub does: the API answers 302 to a signed download URL on another path. */
+  setJobLog(fullName: string, jobId: number, log: string | Buffer | "gone"): void;
+  /** Downloads served so far (path and the authorization header they carried, which must be none). */
+  downloads: RecordedRequest[];
   /** The label names on an issue or pull request. */
   labelsOn(fullName: string, issue: number): string[];
   /** A person labels an issue or pull request on GitHub. */
@@ -93,6 +102,9 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
   const token = opts.token ?? "ghp_fakeTestToken0123456789";
   const repos = new Map<string, FakeRepo>();
   const requests: RecordedRequest[] = [];
+  const downloads: RecordedRequest[] = [];
+  /** Signed download URLs handed out by the job-logs redirect: key -> log bytes. */
+  const signedDownloads = new Map<string, Buffer>();
   let interceptor: Interceptor | null = null;
   let limited: RateLimitInjection | null = null;
   const apps = createFakeApps(() => base);
@@ -101,6 +113,7 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
   const now = () => new Date((clock += 1000)).toISOString().replace(/\.\d{3}Z$/, "Z");
   let base = "";
   const web = "https://github.example.test";
+  const checks = createFakeChecks({ apps, base: () => base, web, now: () => now(), nextId: () => nextId++ });
 
   const getRepo = (fullName: string) => {
     const r = repos.get(fullName);
@@ -259,7 +272,7 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
     return v;
   };
 
-  async function route(req: RecordedRequest): Promise<{ status: number; body: unknown; link?: string }> {
+  async function route(req: RecordedRequest): Promise<{ status: number; body: unknown; link?: string; location?: string }> {
     const m = req.path.match(/^\/repos\/([^/]+\/[^/]+)(\/.*)?$/);
     if (!m) throw new HttpError(404, "Not Found", docs);
     const fullName = m[1] as string;
@@ -455,6 +468,19 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
         },
       };
     }
+    if (req.method === "GET" && (g = rest.match(/^\/actions\/jobs\/(\d+)\/logs$/))) {
+      // GitHub: "302 Found" with a Location that expires after a minute; 404 for an unknown
+      // job; 410 Gone when the logs were deleted (retention, or a person deleted them).
+      const doc = `${docs}/actions/workflow-jobs#download-job-logs-for-a-workflow-run`;
+      const log = r.jobLogs.get(Number(g[1]));
+      if (!log) throw new HttpError(404, "Not Found", doc);
+      if (log === "gone") throw new HttpError(410, "Gone", doc);
+      const key = createHash("sha256").update(`${fullName}:${g[1]}:${nextId++}`).digest("hex").slice(0, 32);
+      signedDownloads.set(key, log);
+      return { status: 302, body: null, location: `${base}/_blob/actions-results/${key}/logs/job-logs.txt?sv=2025-01-05&se=2026-11-30T00%3A01%3A00Z&sr=b&sp=r&sig=${key}` };
+    }
+    const checked = checks.route({ method: req.method, rest, fullName, body: req.body, authorization: req.authorization }, r);
+    if (checked) return checked;
     if ((g = rest.match(/^\/actions\/runs\/(\d+)(\/rerun)?$/))) {
       const w = r.workflowRuns.get(Number(g[1]));
       if (!w) throw new HttpError(404, "Not Found", `${docs}/actions/workflow-runs`);
@@ -501,6 +527,27 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
       try {
         const url = new URL(req.url ?? "/", "http://fake.invalid");
         const recorded: RecordedRequest = { method: req.method ?? "GET", path: url.pathname, query: url.searchParams, body: await readBody(req), authorization: req.headers.authorization };
+        const blob = recorded.path.match(/^\/_blob\/actions-results\/([0-9a-f]{32})\/logs\/job-logs\.txt$/);
+        if (blob) {
+          // The storage host: the signed URL is the credential; an expired or unknown one is 403 (Azure's AuthenticationFailed).
+          downloads.push(recorded);
+          const bytes = signedDownloads.get(blob[1] as string);
+          if (!bytes || recorded.query.get("sig") !== blob[1]) {
+            res.writeHead(403, { "content-type": "application/xml" });
+            return res.end(`<?xml version="1.0" encoding="utf-8"?><Error><Code>AuthenticationFailed</Code></Error>`);
+          }
+          res.writeHead(200, { "content-type": "text/plain", "content-length": String(bytes.length) });
+          // Streamed in 64 KiB pieces, as a large log arrives.
+          for (let at = 0; at < bytes.length && !res.destroyed; at += 64 * 1024) {
+            if (!res.write(bytes.subarray(at, at + 64 * 1024))) {
+              await new Promise<void>((done) => {
+                const go = () => (res.off("drain", go), res.off("close", go), done());
+                res.on("drain", go).on("close", go);
+              });
+            }
+          }
+          return res.end();
+        }
         requests.push(recorded);
         if (limited && limited.times > 0) {
           limited.times--;
@@ -523,9 +570,14 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
         const injected = await interceptor?.(recorded);
         if (injected) return send(res, injected.status, injected.body);
         const out = await route(recorded);
+        if (out.location) {
+          res.writeHead(out.status, { location: out.location, "content-length": "0", "x-github-request-id": `FAKE:${nextId++}` });
+          return res.end();
+        }
         send(res, out.status, out.body, out.link);
       } catch (err) {
         if (err instanceof AppHttpError) return send(res, err.status, { message: err.message, documentation_url: err.doc, status: String(err.status) });
+        if (err instanceof ChecksHttpError) return send(res, err.status, { message: err.message, ...(err.errors ? { errors: err.errors } : {}), documentation_url: err.doc, status: String(err.status) });
         if (err instanceof HttpError) return send(res, err.status, { message: err.message, ...(err.errors ? { errors: err.errors } : {}), documentation_url: err.doc, status: String(err.status) });
         send(res, 500, { message: String(err) });
       }
@@ -544,6 +596,7 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
     token,
     requests,
     apps,
+    checks,
     rateLimit(injection) {
       limited = { ...injection };
     },
@@ -562,6 +615,7 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
         labels: new Map(),
         issueLabels: new Map(),
         requestedReviewers: new Map(),
+        jobLogs: new Map(),
       };
       repos.set(fullName, r);
       const c = putCommit(r, "Initial commit\n", treeOf(r, o.files, undefined, o.executable), []);
@@ -578,6 +632,10 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
     addWorkflowRun(fullName, run) {
       getRepo(fullName).workflowRuns.set(run.id, { runAttempt: 1, ...run });
     },
+    setJobLog(fullName, jobId, log) {
+      getRepo(fullName).jobLogs.set(jobId, log === "gone" ? "gone" : Buffer.from(log));
+    },
+    downloads,
     labelsOn: (fullName, issue) => [...(getRepo(fullName).issueLabels.get(issue) ?? [])],
     setIssueLabels(fullName, issue, labels) {
       const r = getRepo(fullName);
