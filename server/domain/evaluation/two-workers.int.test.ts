@@ -58,7 +58,8 @@ async function settled(deliveryIds: readonly string[]) {
   const deadline = Date.now() + 90_000;
   for (;;) {
     const open = await db.webhookDelivery.count({ where: { deliveryId: { in: [...deliveryIds] }, processedAt: null } });
-    const [{ jobs }] = await db.$queryRaw<{ jobs: number }[]>`SELECT count(*)::int AS jobs FROM graphile_worker.jobs WHERE task_identifier = 'delivery.evaluate'`;
+    const [row] = await db.$queryRaw<{ jobs: number }[]>`SELECT count(*)::int AS jobs FROM graphile_worker.jobs WHERE task_identifier = 'delivery.evaluate'`;
+    const jobs = row?.jobs ?? 0;
     if (open === 0 && jobs === 0) return;
     if (Date.now() > deadline) throw new Error(`storm not settled: ${open} deliveries unevaluated, ${jobs} jobs left`);
     await new Promise((r) => setTimeout(r, 100));
