@@ -13,7 +13,7 @@
 // Targets: webhook route >= 0.6x the bare route's rate, p99 < 150 ms, exact dedupe.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import http from "node:http";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -26,6 +26,7 @@ import { signBody } from "@/server/domain/ingest/signature";
 import { loadFacts } from "@/server/domain/evaluation/facts";
 import { liveRulesFor, planEvaluation } from "@/server/domain/evaluation/plan";
 import { freePort, repoRoot } from "../scripts/lib/postgres.mjs";
+import { treeCpuSeconds } from "./lib/proc-cpu";
 import { webServerArgs } from "../scripts/lib/web-server.mjs";
 
 const TARGET_RATIO = 0.6;
@@ -136,32 +137,6 @@ function nextFailure(repo: string) {
   return { event: d.event, body: JSON.stringify(d.payload), deliveryId: `bench-${process.pid}-${n}` };
 }
 
-// CPU seconds of a process and everything it started (/proc), to compare the routes' cost
-// independently of how busy the rest of the machine is.
-const TICKS_PER_SECOND = 100;
-function treeCpuSeconds(rootPid: number | undefined): number {
-  if (rootPid === undefined) return 0;
-  const stats = new Map<number, { ppid: number; ticks: number }>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const raw = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = raw.slice(raw.lastIndexOf(")") + 2).split(" ");
-      // utime + stime, plus cutime + cstime: reaped children (PostgreSQL's finished backends) count.
-      stats.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) });
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  let ticks = 0;
-  const todo = [rootPid];
-  while (todo.length > 0) {
-    const pid = todo.pop()!;
-    ticks += stats.get(pid)?.ticks ?? 0;
-    for (const [child, s] of stats) if (s.ppid === pid) todo.push(child);
-  }
-  return ticks / TICKS_PER_SECOND;
-}
 
 type Cpu = { web: number; database: number; worker: number };
 const procs: { web?: number; database?: number; worker?: number } = {};

@@ -7,7 +7,8 @@
 // that (prefilter.ts): screened, planned without facts, and recorded in one statement.
 import type { Db } from "@/server/db";
 import { transaction } from "@/server/db";
-import type { DeliveryOutcome } from "@/server/db/generated/enums";
+import { ForgeKind, type DeliveryOutcome } from "@/server/db/generated/enums";
+import { z } from "zod";
 import { attributionBeforeEvaluation, fixLoopOnEvent } from "@/server/domain/fixloop/triggers";
 import { boundedDetail, sanitizePayload } from "@/server/domain/ingest/delivery/store";
 import { loadKnownSecrets } from "@/server/domain/ingest/known-secrets";
@@ -18,10 +19,11 @@ import { openDropLedger } from "./drops";
 import { attachJobLog, type JobLogReader } from "./job-log";
 import { offerOnGithub } from "@/server/domain/check-runs/surface";
 import { screenDelivery, withFacts, type DeliveryRow, type LoadedEvent } from "./load";
-import { heldKeys, liveRulesFor, planEvaluation, type EvaluationPlan } from "./plan";
+import { heldKeys, planEvaluation, type EvaluationPlan } from "./plan";
 import { prefilterPlan } from "./prefilter";
 import { applyCancelCommand, noteOnLatestLiveRun } from "./pr-requests";
 import { writeRecords } from "./records";
+import { cachedLiveRules } from "./rule-cache";
 
 export type EvaluationResult = {
   deliveryId: string;
@@ -47,14 +49,24 @@ const result = (deliveryId: string, outcome: EvaluationResult["outcome"], detail
   prefiltered: false,
 });
 
-export type PendingDelivery = DeliveryRow & { processedAt: Date | null };
+const zForgeKind = z.enum(ForgeKind);
 
-/** The delivery row evaluation reads (the job reads it once and passes it on). */
-export function readDelivery(db: Db, deliveryId: string): Promise<PendingDelivery | null> {
-  return db.webhookDelivery.findUnique({
-    where: { deliveryId },
-    select: { deliveryId: true, source: true, event: true, action: true, payload: true, receivedAt: true, processedAt: true },
-  });
+export type PendingDelivery = DeliveryRow & {
+  processedAt: Date | null;
+  /** The trigger rules' generation when the row was read (rule-cache.ts); null: unknown. */
+  ruleGeneration?: string | null;
+};
+
+/**
+ * The delivery row evaluation reads (the job reads it once and passes it on), with the trigger
+ * rules' generation in the same statement: the rule cache then costs no statement of its own.
+ */
+export async function readDelivery(db: Db, deliveryId: string): Promise<PendingDelivery | null> {
+  const [row] = await db.$queryRaw<(Omit<PendingDelivery, "source"> & { source: string })[]>`
+    SELECT d."deliveryId", d."source"::text AS "source", d."event", d."action", d."payload", d."receivedAt", d."processedAt",
+           (SELECT g."generation"::text FROM "TriggerRuleGeneration" g WHERE g."id" = 1) AS "ruleGeneration"
+    FROM "WebhookDelivery" d WHERE d."deliveryId" = ${deliveryId}`;
+  return row ? { ...row, source: zForgeKind.parse(row.source) } : null;
 }
 
 export async function evaluateDelivery(opts: {
@@ -83,7 +95,7 @@ export async function evaluateDelivery(opts: {
     return { ...result(deliveryId, u.outcome, detail), prefiltered: true };
   };
   if (!screened.ok) return unusable(screened);
-  const rules = await liveRulesFor(db, screened.repository.id);
+  const rules = await cachedLiveRules(db, screened.repository.id, delivery.ruleGeneration ?? null);
   const early = opts.prefilter === false ? null : prefilterPlan(screened, rules);
   if (early) {
     // What commitPlan stores for a plan with nothing to fire, refuse or supersede.
