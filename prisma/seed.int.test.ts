@@ -209,6 +209,47 @@ describe("demo seed", () => {
     for (const label of p.contextLabels) expect(html).toContain(label);
   });
 
+  it("escalates the PR #236 fix loop at its bound through the loop's code: digest, label flip at the gate, a notification", async () => {
+    const repo = await db.repository.findUniqueOrThrow({ where: { fullName: "acme/web-console" } });
+    const state = await db.fixLoopState.findUniqueOrThrow({ where: { repositoryId_branch: { repositoryId: repo.id, branch: "renovate/node-22.x" } } });
+    expect(state.escalatedAt).not.toBeNull();
+    expect(state.escalationDigest).toContain("### Round 2");
+    expect(state.escalationDigest).toContain("Same mismatch, now with a pinned digest");
+    const intents = await db.fixSpawnIntent.findMany({ where: { repositoryId: repo.id, branch: "renovate/node-22.x" }, orderBy: { createdAt: "asc" } });
+    expect(intents.map((i) => [i.kind, i.outcome])).toEqual([["fix", "launched"], ["fix", "launched"], ["escalate", "launched"]]);
+    // Each fix run the loop records exists, and its parent is the run whose patch was rejected.
+    for (const i of intents.filter((x) => x.kind === "fix")) {
+      const fix = await db.agentDispatchRun.findUniqueOrThrow({ where: { id: i.runId! } });
+      expect(fix.parentRunId).toBe(i.parentRunId);
+      expect(fix.source).toBe("review");
+    }
+    // The label flip waits for a person.
+    const flip = await db.approvalRequest.findFirstOrThrow({ where: { action: "set_labels", run: { repositoryId: repo.id } } });
+    expect(flip.status).toBe("pending");
+    expect(JSON.stringify(flip.presented)).toContain("ready-for-human");
+    const author = await db.agentDispatchRun.findUniqueOrThrow({ where: { id: intents.at(-1)!.parentRunId! } });
+    expect(author.title).toBe("Fix 2/2 after rejection: Repair build-image on PR #236 (node 22 base image)");
+    const digest = {
+      writeBacks: await db.writeBack.findMany({ where: { kind: "comment", runId: author.id }, select: { approvalId: true, outcome: true } }),
+      approvals: await db.approvalRequest.count({ where: { action: "comment", runId: author.id } }),
+    };
+    // The gate decides the digest comment (here it asks a person, as for the flip): never a bare write.
+    expect(digest.writeBacks.length + digest.approvals).toBe(1);
+    const n = await db.notification.findMany({ where: { kind: "fix_loop_escalated" } });
+    expect(n).toHaveLength(1);
+    // A page that exists: the run whose fix loop it is (the run view shows the loop).
+    expect(n[0]!.href).toBe(`/runs/${author.id}`);
+  });
+
+  it("attributes the red checks of PR #231 by the attribution policy: lint pre-existing, e2e ours", async () => {
+    const decisions = await db.policyDecision.findMany({ where: { policyVersion: { policy: { kind: "attribution" } } }, include: { run: { select: { title: true } } } });
+    const byCheck = Object.fromEntries(decisions.map((d) => [d.subject.split("|")[1], { value: d.value, rule: d.ruleName, run: d.run?.title }]));
+    expect(byCheck).toEqual({
+      "CI / lint": { value: "pre_existing", rule: "already_red_before_us", run: "Fix failing lint on PR #231 (new head)" },
+      "CI / e2e": { value: "ours", rule: "our_edits_after_green", run: "Fix failing lint on PR #231 (new head)" },
+    });
+  });
+
   it("gives each demo user a credential account that verifies the demo password", async () => {
     for (const login of demoLogins) {
       const user = await db.user.findUniqueOrThrow({ where: { email: login.email }, include: { accounts: true } });

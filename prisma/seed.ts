@@ -10,6 +10,7 @@ import { seedPools } from "./seed/pools";
 import { seedRepositories } from "./seed/repos";
 import { seedRuns } from "./seed/runs";
 import { seedStacks } from "./seed/stacks";
+import { seedStory } from "./seed/story";
 import { seedDeliveries, seedTriggerRules } from "./seed/triggers";
 import { seedUsers } from "./seed/users";
 
@@ -39,6 +40,8 @@ export async function seed(db: PrismaClient, opts: { now?: Date; dataDir?: strin
   await seedDeliveries(db, now);
   await ensureShippedPolicies(db);
   const runs = await seedRuns(db, { now, dataDir, users, repos, prs, pipelines, stacks, pools, rules });
+  // The fix-forward loop's escalation and red-check attribution, by their own code.
+  await seedStory(db, { now });
   await seedAudit(db, now, { users, repos, stacks, pools, rules });
   await addCredentials();
   return { runsCreated: runs.created, runsSkipped: runs.skipped, ms: Date.now() - t0 };

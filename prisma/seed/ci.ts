@@ -154,7 +154,9 @@ export const pipelines: PipelineSeed[] = [
   { key: "pay-release", repo: REPO.payments, workflowName: "Release", externalId: "11840021987", headSha: SHA.payRelease, headBranch: "v3.8.0", event: "push", minutesAgo: 3040, durationMin: 6, jobs: releaseJobs },
   // acme/web-console
   { key: "con-231a", repo: REPO.console, pr: 231, workflowName: "CI", externalId: "9921044721", headSha: SHA.con231a, headBranch: "settings-rsc", event: "pull_request", minutesAgo: 640, durationMin: 5, jobs: consoleCi({ job: "lint", f: eslintFailure }), failing: "lint" },
-  { key: "con-231b", repo: REPO.console, pr: 231, workflowName: "CI", externalId: "9921339025", headSha: SHA.con231b, headBranch: "settings-rsc", event: "pull_request", minutesAgo: 36, durationMin: 5, jobs: consoleCi({ job: "lint", f: eslintFailure }), failing: "lint" },
+  { key: "con-231b", repo: REPO.console, pr: 231, workflowName: "CI", externalId: "9921339025", headSha: SHA.con231b, headBranch: "settings-rsc", event: "pull_request", minutesAgo: 36, durationMin: 5,
+    // The rebased head also breaks the settings e2e (green at the first head): attributed to us in prisma/seed/story.ts.
+    jobs: consoleCi({ job: "lint", f: eslintFailure }).map((j) => (j.name === "e2e" ? { ...j, failure: e2eFailure } : j)), failing: "lint" },
   { key: "con-236", repo: REPO.console, pr: 236, workflowName: "CI", externalId: "9920877410", headSha: SHA.con236, headBranch: "renovate/node-22.x", event: "pull_request", minutesAgo: 1330, durationMin: 6, jobs: consoleCi({ job: "build-image", f: dockerFailure }), failing: "build-image" },
   { key: "con-229", repo: REPO.console, pr: 229, workflowName: "CI", externalId: "9921101876", headSha: SHA.con229, headBranch: "notify-approvals", event: "pull_request", minutesAgo: 745, durationMin: 7, jobs: consoleCi({ job: "e2e", f: e2eFailure }), failing: "e2e" },
   { key: "con-main-red", repo: REPO.console, workflowName: "CI", externalId: "9919802211", headSha: SHA.conMainRed, headBranch: "main", event: "push", minutesAgo: 2030, durationMin: 7, jobs: consoleCi({ job: "e2e", f: e2eFailure }), failing: "e2e" },

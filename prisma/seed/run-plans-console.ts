@@ -14,6 +14,13 @@ const scheduler = { login: "airlock-scheduler", kind: "system" } as const;
 const comment = (pr: number, id: number) => `https://github.com/acme/web-console/pull/${pr}#issuecomment-${id}`;
 const pushGate = "change gate: pushing commits always needs a maintainer's approval";
 
+/** Alex's three rejections of the PR #236 patches, in order (the fix loop quotes them). */
+export const FIX_REJECTIONS = [
+  "Installing python3 and make in the runtime image bloats it by 180 MB. Build the native module in a builder stage and copy it over.",
+  "Better, but the builder stage still uses node:22 (Debian) while the runtime is alpine: the binary will not load. Use the same base in both stages.",
+  "Same mismatch, now with a pinned digest. This needs someone who knows the image pipeline; I'll hand it over.",
+] as const;
+
 const releasePlans: RunPlan[] = [
   {
     key: "con-release-2140",
@@ -256,6 +263,72 @@ const prPlans: RunPlan[] = [
     start: { as: "queued", reason: "Maya Chen dispatched a diagnosis from the check panel" },
     attempts: [{ outcome: "succeeded" }],
     end: "succeeded",
+  },
+  // The fix-forward loop on PR #236 (bound 2 on acme/web-console): a repair whose patch Alex
+  // rejected, and the two fix runs the rejections started, each rejected in turn. The third
+  // rejection reaches the bound: prisma/seed/story.ts records the loop and escalates it through
+  // the fix loop's own code (digest comment, label flip at the gate, a notification).
+  {
+    key: "con-236-repair-rejected",
+    title: "Repair build-image on PR #236 (node 22 base image)",
+    repo: REPO.console,
+    pr: 236,
+    pipeline: "con-236",
+    source: "manual",
+    sourceDetail: "Attempt repair, from the check panel",
+    taskKind: "repair",
+    rule: "manual-dispatch",
+    actor: { user: "maintainer" },
+    stack: "claude-code-ci-diagnoser",
+    pool: "trusted-local",
+    ageMin: 260,
+    content: { case: consoleDocker, task: "repair" },
+    start: { as: "queued", reason: "Maya Chen dispatched a repair from the check panel" },
+    attempts: [{ outcome: "succeeded" }],
+    writeBacks: [{ action: "push_commits", artifact: "patch", gate: { exempt: false, why: pushGate, decision: { status: "rejected", by: "admin", afterMin: 8, reason: FIX_REJECTIONS[0] } } }],
+    end: "escalated",
+  },
+  {
+    key: "con-236-fix-1",
+    title: "Fix 1/2 after rejection: Repair build-image on PR #236 (node 22 base image)",
+    repo: REPO.console,
+    pr: 236,
+    pipeline: "con-236",
+    source: "review",
+    sourceDetail: "fix run 1 of 2: Alex Rivera rejected the repair's patch",
+    taskKind: "repair",
+    rule: "manual-dispatch",
+    actor: { login: "airlock", kind: "system" },
+    stack: "claude-code-ci-diagnoser",
+    pool: "trusted-local",
+    ageMin: 250,
+    parent: "con-236-repair-rejected",
+    content: { case: consoleDocker, task: "repair" },
+    start: { as: "queued", reason: "the fix-forward loop started fix run 1 of 2 on renovate/node-22.x" },
+    attempts: [{ outcome: "succeeded" }],
+    writeBacks: [{ action: "push_commits", artifact: "patch", gate: { exempt: false, why: pushGate, decision: { status: "rejected", by: "admin", afterMin: 7, reason: FIX_REJECTIONS[1] } } }],
+    end: "escalated",
+  },
+  {
+    key: "con-236-fix-2",
+    title: "Fix 2/2 after rejection: Repair build-image on PR #236 (node 22 base image)",
+    repo: REPO.console,
+    pr: 236,
+    pipeline: "con-236",
+    source: "review",
+    sourceDetail: "fix run 2 of 2: Alex Rivera rejected the first fix run's patch",
+    taskKind: "repair",
+    rule: "manual-dispatch",
+    actor: { login: "airlock", kind: "system" },
+    stack: "claude-code-ci-diagnoser",
+    pool: "trusted-local",
+    ageMin: 240,
+    parent: "con-236-fix-1",
+    content: { case: consoleDocker, task: "repair" },
+    start: { as: "queued", reason: "the fix-forward loop started fix run 2 of 2 on renovate/node-22.x" },
+    attempts: [{ outcome: "succeeded" }],
+    writeBacks: [{ action: "push_commits", artifact: "patch", gate: { exempt: false, why: pushGate, decision: { status: "rejected", by: "admin", afterMin: 6, reason: FIX_REJECTIONS[2] } } }],
+    end: "escalated",
   },
   {
     key: "con-main-e2e-dismissed",

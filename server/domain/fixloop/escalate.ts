@@ -172,7 +172,8 @@ export async function escalateFixLoop(opts: { db: Db; intentId: string; notify: 
         repositoryId: repo.id,
         title: `${repo.fullName}: ${pr ? `#${pr.number}` : intent.branch} needs a person`,
         body: digest,
-        href: `/fix-loops/${encodeURIComponent(repo.id)}/${encodeURIComponent(intent.branch)}`,
+        // The authoring run's page shows the loop (rounds, digest, re-open); there is no loop page.
+        href: `/runs/${encodeURIComponent(author.id)}`,
         runId: author.id,
         pullRequestId: pr?.id ?? null,
         dedupeKey: `fix_loop_escalated:${repo.id}:${intent.branch}:${state?.resetAt?.getTime() ?? 0}`,
