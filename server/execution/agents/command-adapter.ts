@@ -48,6 +48,12 @@ export type CommandAdapterConfig = {
    * read-only paths are bound into the sandbox, its events open the transcript.
    */
   prepare?: (session: PreparedSession) => Promise<{ argv: string[]; env: Record<string, string>; readOnlyPaths: string[]; events: AgentEvent[] }>;
+  /**
+   * Runs after the process has exited, before the session's folders are removed (the
+   * claude-code adapter keeps the CLI's session file for a later --resume); its events close the
+   * transcript. A failure is logged, never the attempt's.
+   */
+  afterExit?: (session: { home: string; externalSessionId: string | undefined }) => Promise<AgentEvent[]>;
 };
 
 export type PreparedSession = {
@@ -150,7 +156,7 @@ async function startCommand(config: CommandAdapterConfig, options: AgentStartOpt
       e.code === "ENOENT" ? "command not found" : e.code === "EACCES" ? "permission denied" : e.message;
     throw new AgentStartError(`could not start \`${command}\`: ${why}`, { cause: err });
   }
-  const session = runSession({ config, options, proc, sessionId, sessionDir, command, pending });
+  const session = runSession({ config, options, proc, sessionId, sessionDir, home, command, pending });
   emit = session.emit;
   return session.session;
 }
@@ -170,6 +176,7 @@ type SessionParts = {
   proc: SandboxedProcess;
   sessionId: string;
   sessionDir: string;
+  home: string;
   command: string;
   /** Sandbox events that arrived before the session existed. */
   pending: SessionEvent[];
@@ -177,7 +184,7 @@ type SessionParts = {
 
 const signalNames = Object.fromEntries(Object.entries(osConstants.signals).map(([name, n]) => [n, name])) as Record<number, NodeJS.Signals>;
 
-function runSession({ config, options, proc, sessionId, sessionDir, command, pending }: SessionParts): { session: AgentSession; emit: (e: SessionEvent) => void } {
+function runSession({ config, options, proc, sessionId, sessionDir, home, command, pending }: SessionParts): { session: AgentSession; emit: (e: SessionEvent) => void } {
   const graceMs = config.killGraceMs ?? 5000;
   const channel = new EventChannel<SessionEvent>(options.onEvent);
   const decoder = createOutputDecoder({ format: config.outputFormat, now: config.now });
@@ -279,6 +286,14 @@ function runSession({ config, options, proc, sessionId, sessionDir, command, pen
       for (const s of collected.skipped) channel.push(systemLog(`Artifact ${s.name} not collected: ${s.reason}`));
     } catch (err) {
       channel.push(systemLog(`Could not collect artifacts: ${(err as Error).message}`));
+    }
+
+    if (config.afterExit) {
+      try {
+        for (const e of await config.afterExit({ home, externalSessionId: decoder.externalSessionId })) channel.push(e);
+      } catch (err) {
+        channel.push(systemLog(`After the agent exited: ${(err as Error).message}`));
+      }
     }
 
     const { status, reason } = outcome(code, signal);
