@@ -2,6 +2,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
+import { zAttemptLaunch } from "@/server/domain/runs/schemas";
 import { installedClaudeBinary } from "@/server/execution/agents/claude-code/claude-code-adapter";
 import { type DoubleTurn, lastUserText, type RecordedRequest } from "@/server/execution/agents/testing/messages-api-double";
 import { closeClaudeCodeRun, runClaudeCodeStack, testHostAddress } from "@/server/queue/testing/claude-code-run";
@@ -50,6 +51,10 @@ describe.skipIf(!testHostAddress || !existsSync(installedClaudeBinary()))("a con
     const line = launchLine(events);
     expect(line).toContain(`Continuation of run #${first.after.number}: resumes Claude session ${sessionId} of its attempt 1 (--resume`);
     expect(line).toContain(`"--resume=${sessionId}"`);
+    // The attempt's launch record (what the approval screen shows) says so too.
+    const record = zAttemptLaunch.parse(attempt.launchRecord);
+    expect(record.command).toContain(`--resume=${sessionId}`);
+    expect(record.continuation).toContain(`resumes Claude session ${sessionId}`);
     const main = first.requests.slice(before).filter((r) => (r.body.tools ?? []).length > 0);
     expect(main.length).toBeGreaterThan(0);
     // The double sees the earlier conversation: the first prompt and the model's own reply,
@@ -81,6 +86,7 @@ describe.skipIf(!testHostAddress || !existsSync(installedClaudeBinary()))("a con
     const line = launchLine(events);
     expect(line).toContain(`Continuation of run #${first.after.number}: a fresh session (the session file of run #${first.after.number} was not kept)`);
     expect(line).not.toContain("--resume");
+    expect(zAttemptLaunch.parse(after.attempts[0]!.launchRecord).continuation).toContain("a fresh session");
     const main = first.requests.slice(before).filter((r) => (r.body.tools ?? []).length > 0);
     // One user turn: the prompt, which carries the summary (the model's earlier reply) and the new text.
     const messages = main[0]!.body.messages ?? [];

@@ -66,6 +66,7 @@ export function createClaudeCodeAdapter(opts: {
           env,
           readOnlyPaths: [configDir],
           events: [{ type: "log", payload: { stream: "system", text: describePlan(plan, continuationNote) } }],
+          launch: { command: plan.argv, files: plan.files, env: plan.env, withheld: plan.withheld, continuation: continuationNote },
         };
       },
       afterExit: sessions
