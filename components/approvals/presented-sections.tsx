@@ -6,6 +6,7 @@ import { Field, list } from "./fields";
 import { LabelChangeView } from "./label-change";
 import { PostedWords, postsWords } from "./posted-words";
 import { PrivilegedLaunchView } from "./privileged-launch";
+import { RanWithView } from "./ran-with";
 import { targetParts, type TargetRow } from "./target";
 
 // The read-only part of the approval screen: what the request froze for its approver (the
@@ -69,6 +70,8 @@ export function PresentedSections({ approval: a, presented: p }: { approval: App
           )}
         </section>
       )}
+
+      {p.ranWith && <RanWithView ranWith={p.ranWith} />}
 
       <Card as="section" padding="sm" aria-label="Agent">
         <dl className="grid gap-3 sm:grid-cols-2">

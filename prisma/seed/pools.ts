@@ -45,6 +45,7 @@ type ConfigGrantSeed = { configMapName: string; stack: StackName | null; trusted
 
 export const secretGrants: SecretGrantSeed[] = [
   { secretName: "ANTHROPIC_API_KEY", stack: "claude-code-ci-diagnoser", privileged: false, trustedPoolsOnly: false, taskKinds: [] },
+  { secretName: "anthropic-api-key", stack: "claude-code-ci-diagnoser", privileged: false, trustedPoolsOnly: false, taskKinds: [] },
   { secretName: "GITHUB_TOKEN", stack: "claude-code-ci-diagnoser", privileged: true, trustedPoolsOnly: true, taskKinds: ["repair"] },
   { secretName: "sentry-auth-token", stack: "claude-code-ci-diagnoser", privileged: false, trustedPoolsOnly: true, taskKinds: ["diagnose", "repair", "triage"] },
   { secretName: "ANTHROPIC_API_KEY", stack: "release-reviewer", privileged: false, trustedPoolsOnly: true, taskKinds: ["release_review"] },

@@ -64,7 +64,10 @@ You cannot publish. Airlock asks a release manager to approve publishing.`;
 
 const diagnoserBase = {
   modelProvider: "anthropic",
-  adapter: { kind: "command", command: claudeCommand, env: ["ANTHROPIC_API_KEY", "GITHUB_TOKEN"], outputFormat: "claude-stream-json" },
+  // The Claude Code CLI built from the stack; its model API key is the secret granted by this
+  // name (AIRLOCK_SECRET_ANTHROPIC_API_KEY on the server). Without it, admission refuses the run
+  // and says what to set; the demo's own scenes run the scripted stack.
+  adapter: { kind: "claude-code", apiKeySecret: "anthropic-api-key", maxTurns: 50 },
   mcpServers: [
     { name: "ci-history", transport: "stdio", target: "npx -y @airlock/mcp-ci-history --endpoint-from-config", configMaps: ["airlock-ci-endpoints"] },
     { name: "sentry", transport: "http", target: "https://mcp.sentry.dev/mcp", secrets: ["sentry-auth-token"], configMaps: ["sentry-org"], privileged: false },

@@ -7,6 +7,7 @@ import { recordAudit } from "../audit";
 import { systemActor } from "../actor";
 import { appendRunEvents } from "../events/append";
 import { stackSpecOf } from "../runs/admit-attempt";
+import { ranWithOf } from "../runs/attempt-launch";
 import { enqueue } from "@/server/queue/enqueue";
 import { buildPresented, type WriteBackTargetInput } from "./presented";
 import { changeGateVerdict } from "./change-gate-verdict";
@@ -191,7 +192,11 @@ export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcom
       return { kind: "direct", writeBackId: wb.id, policyDecisionId, reason };
     }
 
-    const presented = await buildPresented(tx, { run, action: opts.action, target: opts.target, artifact: artifact && { id: artifact.id, kind: artifact.kind, name: artifact.name, digest: artifact.digest, sizeBytes: artifact.sizeBytes }, message: opts.message ?? null, labels, reason, exception: null, pushProtection: protectedPatch });
+    const presented = {
+      ...(await buildPresented(tx, { run, action: opts.action, target: opts.target, artifact: artifact && { id: artifact.id, kind: artifact.kind, name: artifact.name, digest: artifact.digest, sizeBytes: artifact.sizeBytes }, message: opts.message ?? null, labels, reason, exception: null, pushProtection: protectedPatch })),
+      // What the agent whose work this is ran with (the attempt's stored launch record).
+      ranWith: await ranWithOf(tx, { runId: run.id, attemptId: artifact?.attemptId ?? opts.attemptId ?? null }),
+    };
     const expiresAt = new Date(now.getTime() + (opts.ttlMs ?? defaultApprovalTtlMs));
     const approval = await tx.approvalRequest.create({
       data: {

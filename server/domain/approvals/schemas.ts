@@ -2,6 +2,7 @@
 // approval screen (components may import `**/schemas`). Nothing here needs Node.
 import { z } from "zod";
 import { zRedactionEntry } from "../context/redaction/report";
+import { zRanWith } from "../runs/schemas";
 
 /** The labels a `set_labels` write-back adds to and removes from one pull request. */
 export const zLabelChange = z
@@ -127,5 +128,7 @@ export const zPresented = z.object({
   pushProtection: z.object({ findings: z.array(zRedactionEntry), note: z.string() }).nullable(),
   /** privileged_capability: exactly what the attempt launches with once approved (absent on other kinds). */
   launch: zPresentedLaunch.nullish(),
+  /** A write-back: what the attempt whose work it is ran with (absent on older requests and where none was stored). */
+  ranWith: zRanWith.nullish(),
 });
 export type Presented = z.infer<typeof zPresented>;

@@ -12,6 +12,7 @@ import { type CurrentPolicy, type PreparedDecision, prepareDecision, storeDecisi
 import { PolicyFactError } from "../policy/fact-check";
 import { type StackSpec, zStackSpec } from "../stacks/spec";
 import type { SandboxAvailable } from "../pools/sandbox-admission";
+import { checkModelKey, type GrantHasValue } from "./model-key-admission";
 import { modelProviderHosts, type NetworkMode } from "@/server/execution/sandbox/policy";
 
 // Admission's inputs and its policy decisions: the run's facts, the actor's repository role,
@@ -155,7 +156,7 @@ export async function loadAdmissionInputs(db: Db, run: AdmissionRun, preloaded: 
     agent: { runsProcess: stack?.spec.adapter.kind !== "scripted", hosts: stack ? (modelProviderHosts[stack.spec.modelProvider] ?? []) : [] },
     forgeHosts: forgeHostsOf(run.repository),
   };
-  return { facts, declaredNetwork: declaredNetworkOf(run.contextBundle), hasStack: stack !== null, pools, secretGrants, configGrants };
+  return { facts, declaredNetwork: declaredNetworkOf(run.contextBundle), hasStack: stack !== null, spec: stack?.spec ?? null, pools, secretGrants, configGrants };
 }
 
 /** The git host of a remote forge (a local forge is on disk: none). */
@@ -182,13 +183,13 @@ export type AdmissionPlan = { decision: AdmissionDecision; policyDecisions: Prep
  * policy properties evaluated (prepared, not stored), then the pure choice. Reads and writes
  * nothing; storeAdmissionDecisions stores the policy decisions before anything may launch.
  */
-export function planAdmission(opts: { inputs: AdmissionInputs; policy: CurrentPolicy; kubernetesAvailable: boolean; sandbox?: SandboxAvailable }): AdmissionPlan {
+export function planAdmission(opts: { inputs: AdmissionInputs; policy: CurrentPolicy; kubernetesAvailable: boolean; sandbox?: SandboxAvailable; hasValue?: GrantHasValue }): AdmissionPlan {
   const { facts, pools, secretGrants, configGrants } = opts.inputs;
   const policyFacts = runnerSelectionFacts(facts, secretGrants);
   const poolTrustTier = outcomeOf<TrustTier>(opts.policy, policyFacts, "pool_trust_tier", "untrusted");
   const privilegedCredentials = outcomeOf<boolean>(opts.policy, policyFacts, "privileged_credentials", false);
   const policyDecisions = [poolTrustTier.prepared, privilegedCredentials.prepared].filter((d): d is PreparedDecision => d !== null);
-  const decision = admit({
+  const admitted = admit({
     ...facts,
     policy: { poolTrustTier: poolTrustTier.outcome, privilegedCredentials: privilegedCredentials.outcome },
     pools: pools.map((p) => ({
@@ -214,6 +215,8 @@ export function planAdmission(opts: { inputs: AdmissionInputs; policy: CurrentPo
     declaredNetwork: opts.inputs.declaredNetwork,
     activeAttempts: Object.fromEntries(pools.map((p) => [p.id, p.active])),
   });
+  // A Claude Code stack without its model API key (not granted, no value, a fork PR's run) is refused here.
+  const decision = checkModelKey({ decision: admitted, spec: opts.inputs.spec, isFork: facts.isFork, stackName: facts.stack.name, hasValue: opts.hasValue });
   if (!opts.inputs.hasStack && decision.admitted) {
     const refusal = "the run's stack snapshot has no valid stack definition";
     return {

@@ -1,10 +1,11 @@
-import type { Db, Tx } from "@/server/db";
+import type { Db, Prisma, Tx } from "@/server/db";
 import type { AttemptStatus, RunStatus } from "@/server/db/generated/enums";
 import { AppError } from "@/server/errors";
 import { enqueue } from "@/server/queue/enqueue";
 import { appendRunEvents } from "../events/append";
 import type { RunEventInput } from "../events/catalogue";
 import { zStackSpec } from "../stacks/spec";
+import type { AttemptLaunch } from "./schemas";
 import { type AttemptFence, withFence } from "./attempt-fence";
 import { type AttemptEndCause, automaticRetry } from "./lifecycle";
 import { queueAttempt, transitionAttempt, transitionRun } from "./transition";
@@ -28,7 +29,7 @@ export function maxRetriesOf(stackSnapshot: unknown): number {
 }
 
 /** starting -> running once the agent session exists; the run follows (queued -> running). */
-export function markAttemptRunning(opts: { db: Db; fence: AttemptFence; sessionId: string; workspacePath?: string | null; now?: Date }) {
+export function markAttemptRunning(opts: { db: Db; fence: AttemptFence; sessionId: string; workspacePath?: string | null; launchRecord?: AttemptLaunch | null; now?: Date }) {
   const now = opts.now ?? new Date();
   return withFence(opts.db, "markAttemptRunning", opts.fence, async (tx, attempt) => {
     const run = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: opts.fence.runId }, select: { status: true } });
@@ -42,6 +43,8 @@ export function markAttemptRunning(opts: { db: Db; fence: AttemptFence; sessionI
       data: { startedAt: now, heartbeatAt: now, adapterSessionId: opts.sessionId, workspacePath: opts.workspacePath ?? null },
       events,
     });
+    // What the agent was started with, in the same transaction (not a status: no transition).
+    if (opts.launchRecord) await tx.dispatchAttempt.update({ where: { id: opts.fence.attemptId }, data: { launchRecord: opts.launchRecord as Prisma.InputJsonValue } });
     if (run.status === "queued") {
       await transitionRun(tx, { runId: opts.fence.runId, from: "queued", to: "running", reason: `attempt ${attempt.number} started`, now, attemptId: opts.fence.attemptId, before: events });
       return;

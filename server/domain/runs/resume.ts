@@ -5,14 +5,16 @@ import { recordAudit, type AuditActor } from "../audit";
 import { truncateText } from "../events/catalogue";
 import { createChildRun, type ParentRun, parentSelect } from "./child-run";
 import { requireRepositoryEnabled } from "../repositories/disabled";
+import { buildContinuation } from "./continuation";
 import { canResumeRun } from "./lifecycle";
 import { lockRun } from "./transition";
 
 // Resume: a new run that continues a finished one. Its prompt is the parent's plus a
 // continuation section: how the parent ended, what it produced, its last message, and the
-// person's instructions, so the agent picks up where the parent stopped.
+// person's instructions, so the agent picks up where the parent stopped. The bundle's
+// `continuation` (continuation.ts) lets a Claude Code stack resume the parent's own session.
 
-async function continuationPrompt(tx: Tx, parent: ParentRun, actor: AuditActor, instructions: string | undefined) {
+async function continuationPrompt(tx: Tx, parent: ParentRun, summary: string, newText: string) {
   const [artifacts, lastMessage, lastStatus] = await Promise.all([
     tx.artifact.findMany({ where: { runId: parent.id }, select: { name: true, kind: true, digest: true }, orderBy: { createdAt: "asc" } }),
     tx.runEvent.findFirst({ where: { runId: parent.id, type: "message" }, orderBy: { seq: "desc" }, select: { payload: true } }),
@@ -29,8 +31,9 @@ async function continuationPrompt(tx: Tx, parent: ParentRun, actor: AuditActor, 
       ? `It produced: ${artifacts.map((a) => `${a.name} (${a.kind}, ${a.digest})`).join("; ")}.`
       : "It produced no artifacts.",
     typeof text === "string" ? `Its last message:\n> ${truncateText(text, 2000).replaceAll("\n", "\n> ")}` : "",
+    summary ? `The transcript so far (a bounded summary, newest kept):\n${summary}` : "",
     "",
-    instructions?.trim() ? `Instructions from ${actor.label}:\n${instructions.trim()}` : "Continue from where it stopped.",
+    newText,
   ]
     .filter((line, i, all) => line !== "" || all[i - 1] !== "")
     .join("\n");
@@ -45,9 +48,11 @@ export async function resumeRun(opts: { db: Db; actor: AuditActor; runId: string
     await requireRepositoryEnabled(tx, parent.repositoryId, "resuming its runs");
     const verdict = canResumeRun(parent.status);
     if (!verdict.ok) throw new AppError("CONFLICT", verdict.reason, { reason: "cannot_resume" });
-    const prompt = await continuationPrompt(tx, parent, opts.actor, opts.instructions);
+    // A Claude Code session the adapter can --resume gets the new text alone; a fresh one this prompt.
+    const { continuation, summary } = await buildContinuation(tx, { parent, actorLabel: opts.actor.label, instructions: opts.instructions });
+    const prompt = await continuationPrompt(tx, parent, summary, continuation.newText);
     const cause = opts.instructions?.trim() ? "continued" : "resumed";
-    const child = await createChildRun(tx, { parent, source: "resume", actor: opts.actor, cause, prompt, title: `Resume #${parent.number}: ${parent.title}`, now });
+    const child = await createChildRun(tx, { parent, source: "resume", actor: opts.actor, cause, prompt, title: `Resume #${parent.number}: ${parent.title}`, bundleExtras: { continuation }, now });
     await recordAudit(tx, {
       actor: opts.actor,
       action: "run.resume",

@@ -40,3 +40,30 @@ export const zAttachContextInput = z
   });
 export type AttachContextFormValues = z.input<typeof zAttachContextInput>;
 export type AttachContextInput = z.output<typeof zAttachContextInput>;
+
+// What an attempt's agent ran with (attempt-launch.ts builds and stores it; the approval screen
+// shows it). Bounded; never a value of a secret or config map, only names.
+const zLaunchText = (max: number) => z.string().max(max);
+
+export const zAttemptLaunch = z.object({
+  adapter: z.enum(["command", "claude-code", "scripted", "kubernetes"]),
+  model: zLaunchText(200),
+  /** argv, each argument as passed (the prompt goes on stdin, never here). */
+  command: z.array(zLaunchText(40_000)).max(200),
+  files: z.array(z.object({ name: zLaunchText(200), content: zLaunchText(64_000) })).max(16),
+  env: z.array(z.object({ name: zLaunchText(128), from: zLaunchText(300) })).max(200),
+  tools: z.array(zLaunchText(200)).max(200),
+  mcpServers: z.array(z.object({ name: zLaunchText(80), transport: zLaunchText(10), target: zLaunchText(4_000) })).max(64),
+  secrets: z.array(zLaunchText(200)).max(200),
+  configMaps: z.array(zLaunchText(200)).max(200),
+  withheld: z.array(zLaunchText(1_000)).max(200),
+  /** A continuation's launch: resumed the earlier session, or why it started fresh. */
+  continuation: zLaunchText(2_000).nullable(),
+});
+export type AttemptLaunch = z.infer<typeof zAttemptLaunch>;
+/** What the adapter itself reports of its launch (the claude-code adapter: its plan). */
+export type AdapterLaunch = Pick<AttemptLaunch, "command" | "files" | "env" | "withheld" | "continuation">;
+
+export const zRanWith = z.object({ attemptNumber: z.number().int().min(1), launch: zAttemptLaunch });
+export type RanWith = z.infer<typeof zRanWith>;
+

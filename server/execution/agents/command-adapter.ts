@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { AdapterLaunch } from "@/server/domain/runs/schemas";
 import { once } from "node:events";
 import { access, constants as fsConstants, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { constants as osConstants, tmpdir } from "node:os";
@@ -48,7 +49,13 @@ export type CommandAdapterConfig = {
    * generated files, skills in HOME): its argv and environment replace the configured ones, its
    * read-only paths are bound into the sandbox, its events open the transcript.
    */
-  prepare?: (session: PreparedSession) => Promise<{ argv: string[]; env: Record<string, string>; readOnlyPaths: string[]; events: AgentEvent[]; modelGateway?: ModelGatewaySpec }>;
+  prepare?: (session: PreparedSession) => Promise<{ argv: string[]; env: Record<string, string>; readOnlyPaths: string[]; events: AgentEvent[]; launch?: AdapterLaunch; modelGateway?: ModelGatewaySpec }>;
+  /**
+   * Runs after the process has exited, before the session's folders are removed (the
+   * claude-code adapter keeps the CLI's session file for a later --resume); its events close the
+   * transcript. A failure is logged, never the attempt's.
+   */
+  afterExit?: (session: { home: string; externalSessionId: string | undefined }) => Promise<AgentEvent[]>;
 };
 
 export type PreparedSession = {
@@ -152,7 +159,15 @@ async function startCommand(config: CommandAdapterConfig, options: AgentStartOpt
       e.code === "ENOENT" ? "command not found" : e.code === "EACCES" ? "permission denied" : e.message;
     throw new AgentStartError(`could not start \`${command}\`: ${why}`, { cause: err });
   }
-  const session = runSession({ config, options, proc, sessionId, sessionDir, command, pending });
+  // What it ran with: the adapter's own account, or the argv and the granted variables by name.
+  const launch: AdapterLaunch = prepared?.launch ?? {
+    command: [command, ...args],
+    files: [],
+    env: Object.keys(options.env).map((name) => ({ name, from: "a grant" })),
+    withheld: [],
+    continuation: null,
+  };
+  const session = runSession({ config, options, proc, sessionId, sessionDir, home, command, pending, launch });
   emit = session.emit;
   return session.session;
 }
@@ -172,14 +187,16 @@ type SessionParts = {
   proc: SandboxedProcess;
   sessionId: string;
   sessionDir: string;
+  home: string;
   command: string;
+  launch: AdapterLaunch;
   /** Sandbox events that arrived before the session existed. */
   pending: SessionEvent[];
 };
 
 const signalNames = Object.fromEntries(Object.entries(osConstants.signals).map(([name, n]) => [n, name])) as Record<number, NodeJS.Signals>;
 
-function runSession({ config, options, proc, sessionId, sessionDir, command, pending }: SessionParts): { session: AgentSession; emit: (e: SessionEvent) => void } {
+function runSession({ config, options, proc, sessionId, sessionDir, home, command, pending, launch }: SessionParts): { session: AgentSession; emit: (e: SessionEvent) => void } {
   const graceMs = config.killGraceMs ?? 5000;
   const channel = new EventChannel<SessionEvent>(options.onEvent);
   const decoder = createOutputDecoder({ format: config.outputFormat, now: config.now });
@@ -283,6 +300,14 @@ function runSession({ config, options, proc, sessionId, sessionDir, command, pen
       channel.push(systemLog(`Could not collect artifacts: ${(err as Error).message}`));
     }
 
+    if (config.afterExit) {
+      try {
+        for (const e of await config.afterExit({ home, externalSessionId: decoder.externalSessionId })) channel.push(e);
+      } catch (err) {
+        channel.push(systemLog(`After the agent exited: ${(err as Error).message}`));
+      }
+    }
+
     const { status, reason } = outcome(code, signal);
     if (proc.started.kind !== "none") channel.push({ type: "sandbox", payload: ended });
     channel.push(systemLog(`Agent exited: ${status} (${reason})`));
@@ -316,7 +341,7 @@ function runSession({ config, options, proc, sessionId, sessionDir, command, pen
   }
 
   return {
-    session: { sessionId, events: channel, exit, cancel: (reason) => stop("cancelled", reason) },
+    session: { sessionId, events: channel, exit, cancel: (reason) => stop("cancelled", reason), launch },
     emit: (e) => channel.push(e),
   };
 }

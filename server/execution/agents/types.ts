@@ -1,3 +1,4 @@
+import type { AdapterLaunch } from "@/server/domain/runs/schemas";
 import type { ArtifactKind } from "@/server/db/generated/enums";
 import type { AgentEvent } from "@/server/domain/events/catalogue";
 import type { SandboxPayload } from "@/server/execution/sandbox/events";
@@ -83,6 +84,8 @@ export interface AgentSession {
   readonly exit: Promise<AgentExit>;
   /** Stops the session; idempotent. The exit status becomes "cancelled". */
   cancel(reason: string): void;
+  /** What the process was started with (argv, generated files, variables by name): stored on the attempt. */
+  readonly launch?: AdapterLaunch;
 }
 
 export interface AgentAdapter {

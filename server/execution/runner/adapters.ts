@@ -109,7 +109,13 @@ export function buildAdapter(opts: { spec: StackSpec; claim: Extract<ClaimResult
   }
   if (spec.adapter.kind === "scripted") return createScriptedAdapter({ scenario: spec.adapter.scenario, speed: settings.scriptedSpeed });
   if (spec.adapter.kind === "claude-code") {
-    return createClaudeCodeAdapter({ spec, adapter: spec.adapter, grants: grantsOf(claim.admission), leaveOut: opts.leaveOut });
+    return createClaudeCodeAdapter({
+      spec,
+      adapter: spec.adapter,
+      grants: grantsOf(claim.admission),
+      leaveOut: opts.leaveOut,
+      sessions: { store: join(settings.dataDir, "agent-sessions"), runId: claim.run.id },
+    });
   }
   return createCommandAdapter({ argv: spec.adapter.command, outputFormat: spec.adapter.outputFormat });
 }

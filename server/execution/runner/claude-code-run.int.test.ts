@@ -2,6 +2,10 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { runsAnywhere } from "@/server/execution/agents/testing/processes";
+import { getDb } from "@/server/db";
+import { zPresented } from "@/server/domain/approvals/schemas";
+import { requestWriteBack } from "@/server/domain/approvals/request-write-back";
+import { zAttemptLaunch } from "@/server/domain/runs/schemas";
 import { installedClaudeBinary } from "@/server/execution/agents/claude-code/claude-code-adapter";
 import { type DoubleTurn, lastUserText, type RecordedRequest } from "@/server/execution/agents/testing/messages-api-double";
 import type { StackSpec } from "@/server/domain/stacks/spec";
@@ -38,6 +42,20 @@ describe.skipIf(!testHostAddress || !existsSync(installedClaudeBinary()))("a cla
     expect(requests.every((r) => r.headers["x-api-key"] === "sk-ant-double-run-key")).toBe(true);
     // The key never reaches the transcript.
     expect(JSON.stringify(events.map((e) => e.payload))).not.toContain("sk-ant-double-run-key");
+
+    // What the agent ran with is stored on the attempt, and a write-back's approval shows it: names only.
+    const record = zAttemptLaunch.parse(attempt.launchRecord);
+    expect(record).toMatchObject({ adapter: "claude-code", model: "anthropic/claude-sonnet-4-5", tools: ["Read", "Edit"], secrets: ["anthropic-api-key"], configMaps: ["anthropic-base-url"], continuation: null });
+    expect(record.command).toContain("--model=claude-sonnet-4-5");
+    expect(record.files.map((f) => f.name)).toEqual(["settings.json", "mcp.json"]);
+    expect(record.env).toContainEqual({ name: "ANTHROPIC_API_KEY", from: "secret anthropic-api-key" });
+    expect(JSON.stringify(record)).not.toContain("sk-ant-double-run-key");
+    const asked = await requestWriteBack({ db: getDb(), runId: after.id, action: "comment", target: { prNumber: 3 }, message: "sum subtracts." });
+    expect(asked.kind).toBe("approval");
+    const approval = await getDb().approvalRequest.findUniqueOrThrow({ where: { id: asked.kind === "approval" ? asked.approvalId : "" } });
+    const presented = zPresented.parse(approval.presented);
+    expect(presented.ranWith).toEqual({ attemptNumber: 1, launch: record });
+    expect(JSON.stringify(approval.presented)).not.toContain("sk-ant-double-run-key");
   }, 120_000);
 
   it("an error result from the CLI fails the attempt with its error", async () => {

@@ -11,6 +11,7 @@ import { appendRunEvents } from "@/server/domain/events/append";
 import { stackSpecOf } from "@/server/domain/runs/admit-attempt";
 import { appendAttemptEvents, isFencedError } from "@/server/domain/runs/attempt-fence";
 import { failAttemptStart, markAttemptRunning, releaseAttempt } from "@/server/domain/runs/attempts";
+import { attemptLaunch } from "@/server/domain/runs/attempt-launch";
 import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
 import { finishAttempt, recordAttemptCost, storeAttemptArtifact, type StoredArtifact } from "@/server/domain/runs/finish-attempt";
 import { createWorkspace, keepWorkspace, removeWorkspace, type Workspace, workspacePaths } from "@/server/execution/workspaces/workspaces";
@@ -137,7 +138,8 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
     }
     session = live;
     sessionId = live.sessionId;
-    await markAttemptRunning({ db, fence, sessionId, workspacePath: workspace?.dir ?? null });
+    const launchRecord = attemptLaunch({ spec: stack.spec, admission: claim.admission, adapter: onCluster ? "kubernetes" : stack.spec.adapter.kind, launch: live.launch });
+    await markAttemptRunning({ db, fence, sessionId, workspacePath: workspace?.dir ?? null, launchRecord });
 
     const stored = new Map<string, StoredArtifact>();
     // Every run is redacted, granted secrets or not: fork and untrusted runs are the likeliest to

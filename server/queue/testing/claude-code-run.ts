@@ -57,7 +57,18 @@ export async function runClaudeCodeStack(opts: {
   const r = await createExecRun({ repositoryId: local.repository.id, stack, sha: local.sha, actorUserId: user.id, prompt: opts.prompt });
   await dispatchRunTask({ runId: r.id }, ctx);
   await drain(ctx);
-  const after = await getDb().agentDispatchRun.findUniqueOrThrow({ where: { id: r.id }, include: { attempts: true } });
-  const events = await getDb().runEvent.findMany({ where: { runId: r.id }, orderBy: { seq: "asc" } });
-  return { after, events, requests: api.requests };
+  const { after, events } = await runResult(r.id);
+  /** Runs another run of the same repository and worker (a continuation) and returns what it stored. */
+  const dispatchAlso = async (runId: string) => {
+    await dispatchRunTask({ runId }, ctx);
+    await drain(ctx);
+    return runResult(runId);
+  };
+  return { after, events, requests: api.requests, user, ctx, dispatchAlso };
+}
+
+async function runResult(runId: string) {
+  const after = await getDb().agentDispatchRun.findUniqueOrThrow({ where: { id: runId }, include: { attempts: true } });
+  const events = await getDb().runEvent.findMany({ where: { runId }, orderBy: { seq: "asc" } });
+  return { after, events };
 }

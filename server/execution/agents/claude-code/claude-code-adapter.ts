@@ -6,8 +6,10 @@ import { envVarName } from "@/server/env";
 import type { StackSpec } from "@/server/domain/stacks/spec";
 import { createCommandAdapter } from "../command-adapter";
 import { type AgentAdapter, AgentStartError } from "../types";
+import { continuationOf } from "@/server/domain/runs/continuation";
 import { type ClaudeCodeAdapter, claudeCodeLaunchPlan, type Grants, type LaunchPlan } from "./launch-plan";
 import type { ModelGatewaySpec } from "@/server/execution/sandbox/model-gateway";
+import { restoreSession, saveSession, storedSession } from "./session-store";
 
 // Runs the Claude Code CLI as the agent, built from the stack (launch-plan.ts), through the
 // command adapter: same sandbox, stdin prompt, stream-json decoding, limits and artifacts. The
@@ -28,37 +30,78 @@ export function createClaudeCodeAdapter(opts: {
   grants: Grants;
   /** Optional MCP servers that failed their health check: left out of --mcp-config, and said so. */
   leaveOut?: ReadonlyMap<string, string>;
+  /**
+   * Where the CLI's session files are kept past the attempt (session-store.ts), and the run
+   * whose they are: a continuation of it resumes them. Without it nothing is kept or resumed.
+   */
+  sessions?: { store: string; runId: string };
   binary?: string;
   killGraceMs?: number;
   now?: () => Date;
 }): AgentAdapter {
   const binary = opts.binary ?? installedClaudeBinary();
-  const command = createCommandAdapter({
-    argv: [binary],
-    outputFormat: "claude-stream-json",
-    killGraceMs: opts.killGraceMs,
-    now: opts.now,
-    prepare: async (session) => {
-      const configDir = join(session.sessionDir, "claude");
-      const plan = claudeCodeLaunchPlan(opts.spec, opts.adapter, { binary, configDir, contextFile: session.contextFile, artifactsDir: session.artifactsDir }, opts.grants, opts.leaveOut);
-      const { env, modelGateway } = environmentFor(plan, opts.adapter, session.env);
-      await mkdir(configDir, { recursive: true });
-      for (const f of plan.files) await writeFile(join(configDir, f.name), f.content, { mode: 0o444 });
-      await materialiseSkills(opts.spec.skills, session.workspaceDir, session.home);
-      return {
-        argv: plan.argv,
-        env,
-        readOnlyPaths: [configDir],
-        modelGateway,
-        events: [{ type: "log", payload: { stream: "system", text: describePlan(plan) } }],
-      };
+  const sessions = opts.sessions;
+  const commandFor = (resume: Resume | null, continuationNote: string | null) =>
+    createCommandAdapter({
+      argv: [binary],
+      outputFormat: "claude-stream-json",
+      killGraceMs: opts.killGraceMs,
+      now: opts.now,
+      prepare: async (session) => {
+        const configDir = join(session.sessionDir, "claude");
+        const plan = claudeCodeLaunchPlan(
+          opts.spec,
+          opts.adapter,
+          { binary, configDir, contextFile: session.contextFile, artifactsDir: session.artifactsDir },
+          opts.grants,
+          opts.leaveOut,
+          resume?.sessionId,
+        );
+        const { env, modelGateway } = environmentFor(plan, opts.adapter, session.env);
+        await mkdir(configDir, { recursive: true });
+        for (const f of plan.files) await writeFile(join(configDir, f.name), f.content, { mode: 0o444 });
+        await materialiseSkills(opts.spec.skills, session.workspaceDir, session.home);
+        if (resume) await restoreSession({ stored: resume.stored, home: session.home, cwd: session.workspaceDir, sessionId: resume.sessionId });
+        return {
+          argv: plan.argv,
+          env,
+          readOnlyPaths: [configDir],
+          modelGateway,
+          events: [{ type: "log", payload: { stream: "system", text: describePlan(plan, continuationNote) } }],
+          launch: { command: plan.argv, files: plan.files, env: plan.env, withheld: plan.withheld, continuation: continuationNote },
+        };
+      },
+      afterExit: sessions
+        ? async ({ home, externalSessionId }) => {
+            if (!externalSessionId) return [];
+            const kept = await saveSession({ home, store: sessions.store, runId: sessions.runId, sessionId: externalSessionId });
+            return kept.saved ? [] : [{ type: "log", payload: { stream: "system", text: `Claude session ${externalSessionId} not kept for a continuation: ${kept.reason}` } }];
+          }
+        : undefined,
+    });
+  return {
+    kind: "claude-code",
+    start: async (options) => {
+      // A continuation (Send, Resume) resumes the earlier session where its file was kept, and
+      // then sends only the new text; otherwise the run's own prompt (a summary and the new text).
+      const continuation = continuationOf(options.contextBundle);
+      const earlier = continuation?.session ?? null;
+      const stored = continuation && earlier && sessions ? await storedSession(sessions.store, continuation.parentRunId, earlier.agentSessionId) : null;
+      if (continuation && earlier && stored) {
+        const note = `Continuation of run #${continuation.parentRunNumber}: resumes Claude session ${earlier.agentSessionId} of its attempt ${earlier.attemptNumber} (--resume, forked to a new session id); the prompt is the new text alone.`;
+        return commandFor({ sessionId: earlier.agentSessionId, stored }, note).start({ ...options, prompt: continuation.newText });
+      }
+      const why = !continuation ? null : !earlier ? `run #${continuation.parentRunNumber} stored no Claude session` : `the session file of run #${continuation.parentRunNumber} was not kept`;
+      const note = why ? `Continuation of run #${continuation!.parentRunNumber}: a fresh session (${why}); the prompt carries a bounded summary of the transcript so far and the new text.` : null;
+      return commandFor(null, note).start(options);
     },
-  });
-  return { kind: "claude-code", start: (options) => command.start(options) };
+  };
 }
 
 /** Where the CLI calls the model when no grant names a base URL. */
 const anthropicApi = "https://api.anthropic.com";
+
+type Resume = { sessionId: string; stored: string };
 
 /**
  * The process environment: the MCP servers' granted variables and switches that keep the CLI
@@ -95,8 +138,9 @@ function environmentFor(plan: LaunchPlan, adapter: ClaudeCodeAdapter, granted: R
 }
 
 /** The plan as the transcript shows it: the command line and each generated file, names only. */
-export function describePlan(plan: LaunchPlan): string {
+export function describePlan(plan: LaunchPlan, continuationNote: string | null = null): string {
   const parts = [
+    ...(continuationNote ? [continuationNote] : []),
     `Claude Code command line (the prompt goes on stdin):\n${plan.argv.map((a) => JSON.stringify(a)).join(" ")}`,
     `Environment: ${plan.env.map((e) => `${e.name} (${e.from})`).join(", ") || "none granted"}`,
     ...plan.files.map((f) => `${f.name}:\n${f.content}`),

@@ -100,7 +100,15 @@ export function mcpServerEntries(spec: StackSpec, grants: Grants): { servers: Re
  * `leaveOut`: servers that failed a health check the stack lets them fail (not required), by
  * name with the reason: they are not in the --mcp-config at all, and the plan says why.
  */
-export function claudeCodeLaunchPlan(spec: StackSpec, adapter: ClaudeCodeAdapter, paths: LaunchPaths, grants: Grants, leaveOut: ReadonlyMap<string, string> = new Map()): LaunchPlan {
+export function claudeCodeLaunchPlan(
+  spec: StackSpec,
+  adapter: ClaudeCodeAdapter,
+  paths: LaunchPaths,
+  grants: Grants,
+  leaveOut: ReadonlyMap<string, string> = new Map(),
+  /** A continuation's earlier Claude session, resumed (its history kept, a new session id). */
+  resumeSessionId?: string,
+): LaunchPlan {
   const withheld: string[] = [];
   const env: LaunchPlan["env"] = [];
   // The key and base URL reach Airlock's model gateway, outside the sandbox; the agent holds a
@@ -151,6 +159,7 @@ export function claudeCodeLaunchPlan(spec: StackSpec, adapter: ClaudeCodeAdapter
     `--max-turns=${adapter.maxTurns}`,
     ...(spec.limits.maxCostUsd > 0 ? [`--max-budget-usd=${spec.limits.maxCostUsd}`] : []),
     `--append-system-prompt=${system}`,
+    ...(resumeSessionId ? [`--resume=${resumeSessionId}`, "--fork-session"] : []),
   ];
   const files = [
     { name: settingsFile, content: `${JSON.stringify(settings, null, 2)}\n` },
