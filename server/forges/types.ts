@@ -25,6 +25,10 @@ export type ForgeWriteBackRequest = {
   patch?: string;
   /** Commit message, comment or review body. */
   message: string;
+  /** review / approve_review: the review's event (approve_review is always APPROVE). */
+  reviewEvent?: "COMMENT" | "REQUEST_CHANGES" | "APPROVE";
+  /** rerun_workflow on GitHub: rerun only this failed job (its id), else every failed job of the workflow run in `target.check`. */
+  rerunJobId?: string;
 };
 
 export type ForgeWriteBackResult = {

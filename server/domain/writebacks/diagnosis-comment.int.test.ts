@@ -186,7 +186,7 @@ describe("the diagnosis comment", () => {
 /** The change gate as it was stored before `run_origin` existed (the property and every rule part naming it removed). */
 function withoutOriginFact() {
   const def = structuredClone(changeGatePolicy) as unknown as { properties: { name: string }[]; rules: { name: string; when: unknown }[] };
-  const untrusted = JSON.stringify({ all: [{ property: "kind", inList: ["comment", "review"] }, { property: "run_origin", isNot: "repository" }] });
+  const untrusted = JSON.stringify({ all: [{ property: "kind", inList: ["comment", "review", "rerun_workflow"] }, { property: "run_origin", isNot: "repository" }] });
   const dropped = (x: unknown) => JSON.stringify(x) === untrusted || (typeof x === "object" && x !== null && (x as { property?: string }).property === "run_origin");
   const strip = (c: unknown): unknown => {
     if (!c || typeof c !== "object") return c;

@@ -4,7 +4,7 @@ import { AppError } from "@/server/errors";
 import { type Forge, ForgeError, type ForgeWriteBackRequest, type ForgeWriteBackResult, type WriteBackTarget } from "@/server/forges/types";
 import { enqueue } from "@/server/queue/enqueue";
 import { type AuditActor, recordAudit } from "../audit";
-import { zLabelChange } from "../approvals/schemas";
+import { zLabelChange, zReviewEvent } from "../approvals/schemas";
 import { patchToPush } from "../approvals/push-protection";
 import { enqueueSettle, transitionApproval } from "../approvals/transition";
 import { askForReviewAgainAfterPush } from "../fixloop/review-again";
@@ -44,7 +44,7 @@ async function loadWriteBack(db: Db, opts: { approvalId?: string; writeBackId?: 
 }
 
 function requestOf(wb: NonNullable<Awaited<ReturnType<typeof loadWriteBack>>>, patch: string | undefined): ForgeWriteBackRequest {
-  const t = (wb.target ?? {}) as { repository?: string; branch?: string | null; prNumber?: number | null; check?: string | null; headSha?: string | null; message?: string | null };
+  const t = (wb.target ?? {}) as { repository?: string; branch?: string | null; prNumber?: number | null; check?: string | null; headSha?: string | null; message?: string | null; review?: { event?: unknown } | null };
   const target: WriteBackTarget = {
     repository: t.repository ?? wb.run.repository.fullName,
     ...(t.branch ? { branch: t.branch } : {}),
@@ -53,7 +53,17 @@ function requestOf(wb: NonNullable<Awaited<ReturnType<typeof loadWriteBack>>>, p
     ...(t.headSha ? { headSha: t.headSha } : {}),
   };
   const defaultMessage = wb.kind === "push_commits" || wb.kind === "update_pr_branch" ? `Apply the agent's patch from run ${wb.runId}` : `Airlock run ${wb.runId}`;
-  return { kind: wb.kind, idempotencyKey: wb.idempotencyKey, runId: wb.runId, approvalId: wb.approvalId, target, ...(patch ? { patch } : {}), message: t.message ?? defaultMessage };
+  const reviewEvent = zReviewEvent.safeParse(t.review?.event);
+  return {
+    kind: wb.kind,
+    idempotencyKey: wb.idempotencyKey,
+    runId: wb.runId,
+    approvalId: wb.approvalId,
+    target,
+    ...(patch ? { patch } : {}),
+    message: t.message ?? defaultMessage,
+    ...(reviewEvent.success ? { reviewEvent: reviewEvent.data } : {}),
+  };
 }
 
 /** The set_labels write-back on its forge: the PR's labels afterwards, as the forge reports them. */

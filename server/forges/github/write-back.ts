@@ -239,7 +239,9 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
         case "approve_review": {
           if (!req.target.prNumber) throw new ForgeError("a review needs a pull request", "forge_error");
           try {
-            const { data } = await octokit.rest.pulls.createReview({ owner, repo, pull_number: req.target.prNumber, body, event: req.kind === "approve_review" ? "APPROVE" : "COMMENT" });
+            // Only approve_review approves; a review comments or requests changes, as approved.
+            const event = req.kind === "approve_review" ? "APPROVE" : req.reviewEvent === "REQUEST_CHANGES" ? "REQUEST_CHANGES" : "COMMENT";
+            const { data } = await octokit.rest.pulls.createReview({ owner, repo, pull_number: req.target.prNumber, body, event });
             return { externalRef: String(data.id), detail: data.html_url };
           } catch (err) {
             throw forgeErrorOf(err, "review");

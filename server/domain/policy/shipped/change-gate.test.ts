@@ -91,13 +91,13 @@ describe("change gate", () => {
       expect(assignment.approval_mode).toBe("exceptions_allowed");
       const diagnosis = assignment.kind === "comment" && assignment.is_diagnosis_comment === true && assignment.bot_comments_allowed === true;
       expect(diagnosis || assignment.repository_exempts_kind === true).toBe(true);
-      if (assignment.kind === "comment" || assignment.kind === "review") expect(assignment.run_origin).toBe("repository");
+      if (assignment.kind === "comment" || assignment.kind === "review" || assignment.kind === "rerun_workflow") expect(assignment.run_origin).toBe("repository");
     }
   });
 
-  it("never lets a fork's (or an unplaced) run comment or review without a person, whatever the repository allows", () => {
+  it("never lets a fork's (or an unplaced) run comment, review or rerun its check without a person, whatever the repository allows", () => {
     for (const run_origin of ["fork", "unknown", undefined]) {
-      for (const kind of ["comment", "review"]) {
+      for (const kind of ["comment", "review", "rerun_workflow"]) {
         const decision = gate({ kind, ...allowing, run_origin });
         expect(decision.value, `${kind} ${run_origin}`).toBe(true);
         expect(decision.rule).toBe("untrusted_comment_needs_approval");

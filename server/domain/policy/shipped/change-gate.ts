@@ -8,10 +8,13 @@ import { definePolicy } from "../validate";
 /** Write-backs a repository admin may exempt from approval. */
 const exemptable = ["push_commits", "update_pr_branch", "open_pr", "comment", "review", "rerun_workflow", "set_labels"];
 
-/** Words the bot posts on a PR: never without a person for a run on a fork's or an unnamed origin's code. */
+/**
+ * Words the bot posts on a PR, and a rerun of the run's check: never without a person for a run on
+ * a fork's or an unnamed origin's code (a rerun runs that code in CI again).
+ */
 const untrustedWords: Condition = {
   all: [
-    { property: "kind", inList: ["comment", "review"] },
+    { property: "kind", inList: ["comment", "review", "rerun_workflow"] },
     // Closed world: an unrecorded origin is not the repository's own.
     { property: "run_origin", isNot: "repository" },
   ],
@@ -57,7 +60,7 @@ export const changeGatePolicy = definePolicy({
       name: "run_origin",
       type: "enum",
       values: ["repository", "fork", "unknown"],
-      description: "Where the run's code came from (a fork's or an unnamed origin's run never gets a bot comment without a person).",
+      description: "Where the run's code came from (a fork's or an unnamed origin's run never gets a bot comment, review or rerun without a person).",
     },
     // privileged_capability: what the attempt would launch with, so a repository admin's narrower
     // exception is a rule over these facts (e.g. open network for one repository), stored with its proof.
@@ -100,7 +103,7 @@ export const changeGatePolicy = definePolicy({
       priority: 70,
       when: { all: [{ property: "approval_mode", is: "exceptions_allowed" }, untrustedWords] },
       then: { property: "approval_required", value: true },
-      explanation: "The run worked on a fork's code (or code Airlock cannot place), so a person approves what the bot would say.",
+      explanation: "The run worked on a fork's code (or code Airlock cannot place), so a person approves what the bot would say or rerun.",
     },
     {
       name: "diagnosis_comment_allowed",
