@@ -12,6 +12,7 @@ import { LabelChangeSummary } from "@/components/approvals/label-change";
 import { targetParts } from "@/components/approvals/target";
 import { SandboxSection } from "./sandbox-section";
 import { DiagnosisCommentButton } from "./diagnosis-comment-button";
+import { RerunButton } from "./rerun-button";
 import { ReviewButton } from "./review-button";
 
 // The right pane: how the run executed and what it may touch. Attempts and
@@ -246,6 +247,11 @@ export function DetailsPane({ run }: { run: RunDetailView }) {
         {run.pullRequest && (
           <div className="mb-2">
             <ReviewButton runId={run.id} verdict={run.review} />
+          </div>
+        )}
+        {run.pipeline && (
+          <div className="mb-2">
+            <RerunButton runId={run.id} verdict={run.rerun} />
           </div>
         )}
         {run.writeBacks.length === 0 ? (

@@ -29,6 +29,8 @@ export type ForgeWriteBackRequest = {
   reviewEvent?: "COMMENT" | "REQUEST_CHANGES" | "APPROVE";
   /** rerun_workflow on GitHub: rerun only this failed job (its id), else every failed job of the workflow run in `target.check`. */
   rerunJobId?: string;
+  /** rerun_workflow on GitHub: the workflow run's attempt before the rerun (a later attempt is the rerun done), pinned before the call. */
+  rerunAttemptBefore?: number;
 };
 
 export type ForgeWriteBackResult = {
@@ -68,6 +70,8 @@ export interface Forge {
    * request to these reviewers, on the local forge the PR record's review state. Idempotent.
    */
   requestReview(repository: string, prNumber: number, reviewers: readonly string[]): Promise<{ detail: string }>;
+  /** GitHub: a workflow run's current attempt (null: no such run). Absent on forges without attempts. */
+  workflowRunAttempt?(repository: string, runId: string): Promise<number | null>;
 }
 
 export type LabelChange = { add: readonly string[]; remove: readonly string[] };

@@ -54,6 +54,8 @@ export const zRerunPlan = z.object({
   approvedArtifactDigest: z.string().max(200).nullable(),
   headSha: z.string().max(100),
   headBranch: z.string().max(300).nullable(),
+  /** Who asked for it (their email): the check_rerun's actor when no approver stands between. */
+  requestedBy: z.string().max(320),
   /** What the approver is told, in words (e.g. "the local CI reruns the whole check"). */
   summary: z.string().max(1000),
 });

@@ -9,6 +9,7 @@ import { admissionView, contextView, stackView } from "./view-model";
 import { maxBlockedShown, sandboxViews } from "@/server/execution/sandbox/report";
 import { diagnosisCommentControl } from "../writebacks/diagnosis-comment";
 import { reviewControl } from "../writebacks/review";
+import { rerunControl } from "../writebacks/rerun";
 
 export { listRunEvents, searchRunEvents } from "./transcript";
 
@@ -42,7 +43,7 @@ const runDetailInclude = {
 export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: RepoRole; viewerId?: string }) {
   const run = await opts.db.agentDispatchRun.findUnique({ where: { id: opts.runId }, include: { ...runDetailInclude, repository: { select: { ...runDetailInclude.repository.select, twoPersonRule: true } } } });
   if (!run) throw new AppError("NOT_FOUND", "No such run.");
-  const [dropped, droppedTriggers, runnerPool, twoPerson, sandboxEnds, sandboxBlocked, diagnosisComment, review] = await Promise.all([
+  const [dropped, droppedTriggers, runnerPool, twoPerson, sandboxEnds, sandboxBlocked, diagnosisComment, review, rerun] = await Promise.all([
     opts.db.triggerDrop.count({ where: { runId: run.id, dedupeKey: run.dedupeKey } }),
     listDroppedTriggers(opts.db, run),
     run.runnerPoolId
@@ -66,6 +67,7 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
     }),
     diagnosisCommentControl(opts.db, { run, role: opts.viewerRole }),
     reviewControl(opts.db, { run, role: opts.viewerRole }),
+    rerunControl(opts.db, { runId: run.id, role: opts.viewerRole }),
   ]);
   const sandbox = sandboxViews([...sandboxEnds, ...sandboxBlocked.reverse()]);
   const { costUsd, attempts, contextBundle, stackSnapshot, admission, approvals, ...rest } = run;
@@ -88,6 +90,8 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
     diagnosisComment,
     /** "Post review": offered to a maintainer of a run on a PR with findings, not yet asked for. */
     review,
+    /** "Rerun check": offered to a maintainer of a finished run about a check; `step` says whether the failed job alone can be rerun. */
+    rerun,
     /** No work in progress: the page's stream ends, and reopens if a retry makes the run live again. */
     terminal: isTerminalRun(run.status),
     controls: runControls({

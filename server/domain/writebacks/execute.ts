@@ -5,6 +5,7 @@ import { type Forge, ForgeError, type ForgeWriteBackRequest, type ForgeWriteBack
 import { enqueue } from "@/server/queue/enqueue";
 import { type AuditActor, recordAudit } from "../audit";
 import { zLabelChange, zReviewEvent } from "../approvals/schemas";
+import { pinRerunAttempt, recordRerun, rerunRequestOf } from "./rerun";
 import { patchToPush } from "../approvals/push-protection";
 import { enqueueSettle, transitionApproval } from "../approvals/transition";
 import { askForReviewAgainAfterPush } from "../fixloop/review-again";
@@ -63,6 +64,7 @@ function requestOf(wb: NonNullable<Awaited<ReturnType<typeof loadWriteBack>>>, p
     ...(patch ? { patch } : {}),
     message: t.message ?? defaultMessage,
     ...(reviewEvent.success ? { reviewEvent: reviewEvent.data } : {}),
+    ...rerunRequestOf(wb),
   };
 }
 
@@ -89,7 +91,7 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
     : null;
   const override = artifact && wb.approvalId ? (await opts.db.approvalRequest.findUnique({ where: { id: wb.approvalId }, select: { pushProtectionOverride: true } }))?.pushProtectionOverride : null;
   const push = artifact ? patchToPush(artifact, override) : ({ ok: true, patch: undefined } as const);
-  const req = requestOf(wb, push.ok ? push.patch : undefined);
+  let req = requestOf(wb, push.ok ? push.patch : undefined);
   let result: ForgeWriteBackResult | null = null;
   let failure: string | null = push.ok ? null : push.reason;
   let reconciled = false;
@@ -103,6 +105,8 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
         result = done.result;
         await opts.afterForgeCall?.(result);
       } else {
+        // A GitHub rerun's attempt is pinned on the row first: a later attempt is then this rerun.
+        if (wb.kind === "rerun_workflow") req = await pinRerunAttempt({ db: opts.db, forge, wb, req });
         result = await forge.findWriteBack(req);
         reconciled = result !== null;
       }
@@ -156,6 +160,8 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
     if (result && wb.run.repository.forge === "local" && wb.run.repository.checkCommand && (wb.kind === "push_commits" || wb.kind === "update_pr_branch") && req.target.branch) {
       await enqueue(tx, "ci.run", { repositoryId: wb.run.repositoryId, sha: result.externalRef, branch: req.target.branch, triggeredByRunId: wb.runId }, { jobKey: `rerun:${wb.id}` });
     }
+    // A rerun's new Pipeline, linked to the run, and its check_rerun once the result is in.
+    if (result && wb.kind === "rerun_workflow") await recordRerun(tx, { wb, forge: wb.run.repository.forge, result, now: completedAt });
     // A fix run's pushed patch asks for review again: the fix-forward loop's next round.
     if (result) await askForReviewAgainAfterPush(tx, { runId: wb.runId, writeBackId: wb.id, kind: wb.kind });
     return true;
