@@ -70,9 +70,14 @@ export interface Forge {
    * request to these reviewers, on the local forge the PR record's review state. Idempotent.
    */
   requestReview(repository: string, prNumber: number, reviewers: readonly string[]): Promise<{ detail: string }>;
-  /** GitHub: a workflow run's current attempt (null: no such run). Absent on forges without attempts. */
-  workflowRunAttempt?(repository: string, runId: string): Promise<number | null>;
+  /**
+   * GitHub: a workflow run's state, its current attempt or the one asked for (null: no such run
+   * or attempt). Absent on forges without workflow runs.
+   */
+  workflowRun?(repository: string, runId: string, attempt?: number): Promise<WorkflowRunState | null>;
 }
+
+export type WorkflowRunState = { attempt: number; status: string; conclusion: string | null; url: string | null };
 
 export type LabelChange = { add: readonly string[]; remove: readonly string[] };
 

@@ -51,6 +51,8 @@ export const jobs = {
   "flaky.tick": z.object({ _cron: z.object({ ts: z.string().min(1).max(40) }).partial().optional() }).passthrough().default({}),
   /** Scan one flaky-scan rule at one minute (scheduled or "Scan now"), once per rule and minute. */
   "flaky.scan": z.object({ ruleId: z.string().min(1), at: z.iso.datetime(), requestedBy: z.string().min(1).max(200) }),
+  /** Read a GitHub rerun write-back's result until it completes; then its Pipeline settles and check_rerun is emitted, once. */
+  "rerun.settle": z.object({ writeBackId: z.string().min(1), tries: z.number().int().min(0).max(1000).optional() }),
   /** Rerun a failed GitHub check that CI triage decided to rerun once (at most once per decision). */
   "triage.rerun": z.object({ triageId: z.string().min(1) }),
 } as const;

@@ -13,14 +13,15 @@ import { createExecRun, createStack, scriptedSpec } from "@/server/queue/testing
 import { callerFor, createRepository, createUser } from "@/server/testing/factories";
 import { executeWriteBack } from "./execute";
 import { forgeResolver } from "./forges";
+import { settleRerun } from "./rerun";
 
 // The rerun write-back end to end. On the local forge: after an approved fix is pushed, a
 // maintainer asks for the check to be rerun, a person approves exactly what the screen says (the
 // whole check, the local CI cannot rerun a step), the local CI runs once even across a crash, its
 // Pipeline is linked to the run, and the check_rerun it emits fires the rerun-after-fix rule once,
 // a repeat dropped by the spec's dedupe key; a fork's rerun stays untrusted. On GitHub (the fake
-// GitHub over HTTP): the failed job alone is rerun once across a crash, and its new attempt is a
-// linked Pipeline.
+// GitHub over HTTP): the failed job alone is rerun once across a crash, its new attempt is a
+// linked Pipeline, and its result, read from GitHub once the attempt completes, emits check_rerun once.
 
 const db = () => getDb();
 let gh: FakeGithub;
@@ -130,7 +131,7 @@ describe("the rerun write-back", () => {
     expect(fired.originReason).toContain(`run #${run.number}`);
   });
 
-  it("on GitHub: only the failed job is rerun, once across a crash (the attempt is pinned first), and its new attempt is a linked Pipeline", async () => {
+  it("on GitHub: only the failed job is rerun, once across a crash (the attempt is pinned first); its new attempt is a linked Pipeline whose result emits check_rerun once", async () => {
     const m = await createUser();
     const approver = await createUser();
     const repository = await createRepository({ members: [[m, "maintainer"], [approver, "maintainer"]] });
@@ -165,5 +166,23 @@ describe("the rerun write-back", () => {
     expect(linked[0]).toMatchObject({ externalId: "4242#2", checkName: "CI / test", status: "queued", headSha, url: pipeline.url });
     const wb = await db().writeBack.findUniqueOrThrow({ where: { approvalId: asked.approvalId } });
     expect(wb).toMatchObject({ outcome: "succeeded", externalRef: "4242#2", target: expect.objectContaining({ rerun: expect.objectContaining({ runAttempt: 1 }) }) });
+
+    // Its result is read from GitHub (rerun.settle, queued with the record) until the attempt completes.
+    const settleJobs = await db().$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM graphile_worker._private_jobs WHERE key = ${`rerun-settle:${wb.id}`}`;
+    expect(settleJobs[0]?.n).toBe(1);
+    const rule = await createRule(db(), { kind: "check_rerun", repositoryId: repository.id, stackId: stack.id, taskKind: "diagnose", action: "auto_run" });
+    Object.assign(gh.repo(repository.fullName).workflowRuns.get(4242) ?? {}, { status: "in_progress", conclusion: null });
+    expect(await settleRerun({ db: db(), forgeFor, writeBackId: wb.id })).toBe("waiting");
+    expect(await db().pipeline.findUniqueOrThrow({ where: { id: linked[0]!.id } })).toMatchObject({ status: "in_progress", conclusion: null });
+    expect(await db().webhookDelivery.count({ where: { deliveryId: `check-rerun-${wb.id}` } })).toBe(0);
+    Object.assign(gh.repo(repository.fullName).workflowRuns.get(4242) ?? {}, { status: "completed", conclusion: "success" });
+    const settled = await Promise.all([0, 1].map(() => settleRerun({ db: db(), forgeFor, writeBackId: wb.id })));
+    expect(settled).toEqual(["settled", "settled"]);
+    expect(await db().pipeline.findUniqueOrThrow({ where: { id: linked[0]!.id } })).toMatchObject({ status: "completed", conclusion: "success" });
+    const delivery = await db().webhookDelivery.findUniqueOrThrow({ where: { deliveryId: `check-rerun-${wb.id}` } });
+    expect((delivery.payload as { ciEvent: CiEvent }).ciEvent).toMatchObject({ type: "check_rerun", originalRunId: run.id, approvedArtifactDigest: null, target: { checkName: "CI / test", jobName: "test" }, headSha });
+    const evaluated = await evaluateDelivery({ db: db(), deliveryId: delivery.deliveryId });
+    expect(evaluated.created).toHaveLength(1);
+    expect(await db().agentDispatchRun.count({ where: { triggerRuleId: rule.id } })).toBe(1);
   });
 });

@@ -4,7 +4,9 @@ import { transaction } from "@/server/db";
 import type { CheckRerunEvent } from "@/server/domain/ci-events/ci-event";
 import { ingestCiEvent } from "@/server/domain/ingest/delivery/ingest-ci-event";
 import { AppError } from "@/server/errors";
+import type { CheckConclusion } from "@/server/db/generated/enums";
 import type { Forge, ForgeWriteBackRequest, ForgeWriteBackResult } from "@/server/forges/types";
+import { enqueue } from "@/server/queue/enqueue";
 import { type AuditActor, recordAudit } from "../audit";
 import { requestWriteBack, type RequestWriteBackResult } from "../approvals/request-write-back";
 import { type RerunPlan, zRerunPlan } from "../approvals/schemas";
@@ -15,7 +17,8 @@ import { type RerunPlan, zRerunPlan } from "../approvals/schemas";
 // (POST .../actions/jobs/{id}/rerun: the nearest GitHub comes to rerunning from the failed step);
 // on the local forge it runs the local CI again on the branch, which always reruns the whole
 // check. Either way a new Pipeline is linked to the run (`triggeredByRunId`). When the rerun's
-// result is in (the local CI finishes inside the write-back), a `check_rerun` event is emitted
+// result is in (the local CI finishes inside the write-back; GitHub's new attempt is read by the
+// rerun.settle job until it completes), a `check_rerun` event is emitted
 // with the spec's dedupe key (original run + approved artifact digest + target check), in the
 // transaction that records the write-back: a retried or raced execution records nothing twice,
 // so it is emitted once, and a repeat would be dropped by its dedupe key anyway. The event takes
@@ -181,10 +184,10 @@ export function rerunRequestOf(wb: { kind: string; target: unknown }): Pick<Forg
  * rerun (and not asked for twice), finished or not. Returns the request with the pinned attempt.
  */
 export async function pinRerunAttempt(opts: { db: Db; forge: Forge; wb: { id: string; kind: string; target: unknown }; req: ForgeWriteBackRequest }): Promise<ForgeWriteBackRequest> {
-  if (opts.wb.kind !== "rerun_workflow" || opts.req.rerunAttemptBefore !== undefined || !opts.forge.workflowRunAttempt) return opts.req;
+  if (opts.wb.kind !== "rerun_workflow" || opts.req.rerunAttemptBefore !== undefined || !opts.forge.workflowRun) return opts.req;
   const plan = planOf(opts.wb.target);
   if (!plan) return opts.req;
-  const attempt = await opts.forge.workflowRunAttempt(opts.req.target.repository, plan.externalRunId);
+  const attempt = (await opts.forge.workflowRun(opts.req.target.repository, plan.externalRunId))?.attempt ?? null;
   if (attempt === null) return opts.req;
   const target = { ...(opts.wb.target as Record<string, unknown>), rerun: { ...plan, runAttempt: attempt } };
   await opts.db.writeBack.updateMany({ where: { id: opts.wb.id, outcome: "pending" }, data: { target: target as Prisma.InputJsonValue } });
@@ -229,9 +232,61 @@ export async function recordRerun(tx: Tx, opts: { wb: { id: string; runId: strin
       select: { id: true, headSha: true, headBranch: true, status: true },
     });
   }
-  if (!pipeline || pipeline.status !== "completed") return pipeline?.id ?? null;
+  if (!pipeline) return null;
+  if (pipeline.status !== "completed") {
+    // GitHub answers later: the result is read from the workflow run's new attempt (rerun.settle).
+    await enqueue(tx, "rerun.settle", { writeBackId: opts.wb.id, tries: 0 }, { jobKey: `rerun-settle:${opts.wb.id}`, runAt: new Date(opts.now.getTime() + settleDelayMs(0)) });
+    return pipeline.id;
+  }
   await emitCheckRerun(tx, { wb: opts.wb, plan, run, pipeline, now: opts.now });
   return pipeline.id;
+}
+
+/** How long rerun.settle waits before its try `n` (30 s, doubling, at most 15 minutes). */
+export const settleDelayMs = (n: number) => Math.min(30_000 * 2 ** n, 15 * 60_000);
+/** Tries before rerun.settle gives up on a GitHub rerun (about 12 hours at the cap). */
+export const maxSettleTries = 50;
+
+const conclusions: readonly CheckConclusion[] = ["success", "failure", "cancelled", "timed_out", "skipped", "neutral", "action_required", "startup_failure", "stale"];
+
+/**
+ * A GitHub rerun's result: the workflow run's attempt this rerun made, read from GitHub. Once it
+ * is completed, its linked Pipeline is completed and the check_rerun emitted, in one transaction
+ * that only the first settling makes (a retried job changes nothing twice). "waiting": not
+ * finished yet; "settled": done now or before; "gone": nothing to settle.
+ */
+export async function settleRerun(opts: { db: Db; forgeFor: (repository: { fullName: string; forge: string }) => Forge; writeBackId: string; now?: Date }): Promise<"waiting" | "settled" | "gone"> {
+  const now = opts.now ?? new Date();
+  const wb = await opts.db.writeBack.findUnique({
+    where: { id: opts.writeBackId },
+    select: { id: true, kind: true, runId: true, approvalId: true, approvedBy: true, outcome: true, externalRef: true, target: true, run: { select: { repositoryId: true, repository: { select: { fullName: true, forge: true } } } } },
+  });
+  const plan = wb ? planOf(wb.target) : null;
+  if (!wb || wb.kind !== "rerun_workflow" || wb.outcome !== "succeeded" || !wb.externalRef || !plan) return "gone";
+  const pipeline = await opts.db.pipeline.findFirst({ where: { repositoryId: wb.run.repositoryId, externalId: wb.externalRef, triggeredByRunId: wb.runId }, select: { id: true, status: true } });
+  if (!pipeline) return "gone";
+  if (pipeline.status === "completed") return "settled";
+  const forge = opts.forgeFor(wb.run.repository);
+  const attempt = Number(wb.externalRef.split("#")[1]);
+  if (!forge.workflowRun || !Number.isInteger(attempt)) return "gone";
+  const state = await forge.workflowRun(wb.run.repository.fullName, plan.externalRunId, attempt);
+  if (!state) return "gone";
+  if (state.status !== "completed") {
+    await opts.db.pipeline.updateMany({ where: { id: pipeline.id, status: "queued" }, data: { status: "in_progress", startedAt: now } });
+    return "waiting";
+  }
+  const conclusion = conclusions.find((c) => c === state.conclusion) ?? null;
+  return transaction(opts.db, "settleRerun", async (tx) => {
+    const done = await tx.pipeline.updateMany({ where: { id: pipeline.id, status: { not: "completed" } }, data: { status: "completed", conclusion, completedAt: now, ...(state.url ? { url: state.url } : {}) } });
+    if (done.count === 0) return "settled" as const;
+    const run = await tx.agentDispatchRun.findUniqueOrThrow({
+      where: { id: wb.runId },
+      select: { repositoryId: true, pullRequest: { select: { number: true } }, repository: { select: { fullName: true, cloneUrl: true, defaultBranch: true, visibility: true } } },
+    });
+    const row = await tx.pipeline.findUniqueOrThrow({ where: { id: pipeline.id }, select: { headSha: true, headBranch: true } });
+    await emitCheckRerun(tx, { wb, plan, run, pipeline: row, now });
+    return "settled" as const;
+  });
 }
 
 /** The check_rerun event for a finished rerun, through the same path as every CI event; its delivery id is the write-back's, so a repeat is a no-op. */

@@ -184,7 +184,7 @@ describe("GitHub forge against a fake GitHub", () => {
 
   it("reruns one failed job; with the attempt pinned, a finished rerun is still found", async () => {
     gh.addWorkflowRun(fullName, { id: 556, status: "completed", conclusion: "failure", headSha, headBranch: "fix", jobs: [{ id: 9001, name: "test", conclusion: "failure" }] });
-    expect(await forge.workflowRunAttempt?.(fullName, "556")).toBe(1);
+    expect(await forge.workflowRun?.(fullName, "556")).toMatchObject({ attempt: 1, status: "completed", conclusion: "failure" });
     const rerun = req({ kind: "rerun_workflow", target: { repository: fullName, check: "556" }, patch: undefined, rerunJobId: "9001", rerunAttemptBefore: 1 });
     expect(await forge.findWriteBack(rerun)).toBeNull();
     expect(await forge.executeWriteBack(rerun)).toMatchObject({ externalRef: "556#2", detail: "job 9001 of workflow run 556 rerun requested" });
@@ -192,7 +192,9 @@ describe("GitHub forge against a fake GitHub", () => {
     // The rerun finished before the record: the pinned attempt still tells it was done.
     Object.assign(gh.repo(fullName).workflowRuns.get(556) ?? {}, { status: "completed", conclusion: "success" });
     expect(await forge.findWriteBack(rerun)).toMatchObject({ externalRef: "556#2" });
-    expect(await forge.workflowRunAttempt?.(fullName, "999")).toBeNull();
+    expect(await forge.workflowRun?.(fullName, "556", 2)).toMatchObject({ attempt: 2, status: "completed", conclusion: "success" });
+    expect(await forge.workflowRun?.(fullName, "556", 3)).toBeNull();
+    expect(await forge.workflowRun?.(fullName, "999")).toBeNull();
   });
 
   it("flips labels on a pull request; a label already gone counts as removed", async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { githubClient, type GithubClient } from "./client";
 import { git, GitError } from "../local/git";
-import { type Forge, ForgeError, type LabelChange, type ForgeWriteBackRequest, type ForgeWriteBackResult, commitMessage, writeBackMarker, writeBackTrailer } from "../types";
+import { type Forge, ForgeError, type LabelChange, type WorkflowRunState, type ForgeWriteBackRequest, type ForgeWriteBackResult, commitMessage, writeBackMarker, writeBackTrailer } from "../types";
 
 // GitHub write-backs through Octokit. A patch becomes a commit through the git data API: the
 // touched files are read at the branch tip, the patch is applied to them with `git apply` in a
@@ -174,12 +174,16 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
     }
   }
 
-  async function workflowRunAttempt(repository: string, runId: string): Promise<number | null> {
+  async function workflowRun(repository: string, runId: string, attempt?: number): Promise<WorkflowRunState | null> {
     const id = Number(runId);
     if (!Number.isSafeInteger(id) || id <= 0) throw new ForgeError(`"${runId}" is not a GitHub workflow run id`, "forge_error");
     try {
-      const { data } = await clientFor(repository).rest.actions.getWorkflowRun({ ...split(repository), run_id: id });
-      return data.run_attempt ?? 1;
+      const octokit = clientFor(repository);
+      const { data } =
+        attempt === undefined
+          ? await octokit.rest.actions.getWorkflowRun({ ...split(repository), run_id: id })
+          : await octokit.rest.actions.getWorkflowRunAttempt({ ...split(repository), run_id: id, attempt_number: attempt });
+      return { attempt: data.run_attempt ?? 1, status: data.status ?? "queued", conclusion: data.conclusion ?? null, url: data.html_url ?? null };
     } catch (err) {
       if ((err as { status?: number }).status === 404) return null;
       throw forgeErrorOf(err, `read workflow run ${runId}`);
@@ -191,7 +195,7 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
     branchHead,
     setLabels,
     requestReview,
-    workflowRunAttempt,
+    workflowRun,
     async findWriteBack(req) {
       const { owner, repo } = split(req.target.repository);
       const octokit = clientFor(req.target.repository);

@@ -465,6 +465,12 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
       w.runAttempt += 1;
       return { status: 201, body: {} };
     }
+    if ((g = rest.match(/^\/actions\/runs\/(\d+)\/attempts\/(\d+)$/)) && req.method === "GET") {
+      // Only the current attempt is kept: an earlier one answers 404 here (GitHub would answer it).
+      const w = r.workflowRuns.get(Number(g[1]));
+      if (!w || w.runAttempt !== Number(g[2])) throw new HttpError(404, "Not Found", `${docs}/actions/workflow-runs#get-a-workflow-run-attempt`);
+      return { status: 200, body: runJson(fullName, w) };
+    }
     if ((g = rest.match(/^\/actions\/runs\/(\d+)\/rerun-failed-jobs$/)) && req.method === "POST") {
       const w = r.workflowRuns.get(Number(g[1]));
       if (!w) throw new HttpError(404, "Not Found", `${docs}/actions/workflow-runs`);
