@@ -4,7 +4,8 @@ import type { Presented } from "@/server/domain/approvals/schemas";
 // A comment or review as the forge will receive it: the body the request froze, byte for byte
 // (a <pre>, never rendered as Markdown or HTML here), then the one line the forge appends, the
 // hidden write-back marker that makes the post findable after a crash (its key is assigned when
-// the approval is given). What is shown is what is posted.
+// the approval is given). A review also shows its event (COMMENT, REQUEST_CHANGES, APPROVE) as
+// the forge receives it. What is shown is what is posted.
 
 const wordActions = new Set(["comment", "review", "approve_review"]);
 
@@ -14,6 +15,12 @@ const heading: Record<string, string> = {
   comment: "Comment to post",
   review: "Review to post",
   approve_review: "Approving review to post",
+};
+
+const eventWords: Record<string, string> = {
+  COMMENT: "a review that comments, neither approving nor blocking",
+  REQUEST_CHANGES: "a review that requests changes",
+  APPROVE: "a review that approves the pull request",
 };
 
 export function PostedWords({ action, presented: p, artifactName, artifactDigest }: { action: string; presented: Presented; artifactName: string | null; artifactDigest: string | null }) {
@@ -31,6 +38,16 @@ export function PostedWords({ action, presented: p, artifactName, artifactDigest
           </>
         )}
       </p>
+      {p.review && (
+        <p className="text-sm">
+          Review event: <code data-testid="review-event">{p.review.event}</code> ({eventWords[p.review.event]})
+        </p>
+      )}
+      {!p.review && action !== "comment" && (
+        <p className="text-sm">
+          This request records no review event: it is posted as <code>{action === "approve_review" ? "APPROVE" : "COMMENT"}</code>.
+        </p>
+      )}
       <p className="text-xs text-zinc-600 dark:text-zinc-400">
         {new TextEncoder().encode(body).length.toLocaleString("en")} bytes (UTF-8), shown as sent (not rendered). The forge appends one hidden line after a blank line:{" "}
         <code>&lt;!-- airlock-write-back: wb_… --&gt;</code>, with the key given at approval.

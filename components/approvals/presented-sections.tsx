@@ -7,6 +7,7 @@ import { LabelChangeView } from "./label-change";
 import { PostedWords, postsWords } from "./posted-words";
 import { PrivilegedLaunchView } from "./privileged-launch";
 import { RanWithView } from "./ran-with";
+import { RerunPlanView } from "./rerun-plan";
 import { targetParts, type TargetRow } from "./target";
 
 // The read-only part of the approval screen: what the request froze for its approver (the
@@ -47,6 +48,8 @@ export function PresentedSections({ approval: a, presented: p }: { approval: App
         <PrivilegedLaunchView launch={p.launch} />
       ) : postsWords(a.action) ? (
         <PostedWords action={a.action} presented={p} artifactName={a.artifact?.name ?? null} artifactDigest={a.artifactDigest} />
+      ) : p.rerun ? (
+        <RerunPlanView plan={p.rerun} />
       ) : a.action === "set_labels" ? (
         <section aria-label="Label change" className="space-y-2">
           <h2 className="font-medium">Label change</h2>

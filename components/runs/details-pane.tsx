@@ -12,6 +12,8 @@ import { LabelChangeSummary } from "@/components/approvals/label-change";
 import { targetParts } from "@/components/approvals/target";
 import { SandboxSection } from "./sandbox-section";
 import { DiagnosisCommentButton } from "./diagnosis-comment-button";
+import { RerunButton } from "./rerun-button";
+import { ReviewButton } from "./review-button";
 
 // The right pane: how the run executed and what it may touch. Attempts and
 // their timing, runner pod/job, service accounts and native RBAC, the admission
@@ -240,6 +242,16 @@ export function DetailsPane({ run }: { run: RunDetailView }) {
         {run.taskKind === "diagnose" && run.pullRequest && (
           <div className="mb-2">
             <DiagnosisCommentButton runId={run.id} verdict={run.diagnosisComment} />
+          </div>
+        )}
+        {run.pullRequest && (
+          <div className="mb-2">
+            <ReviewButton runId={run.id} verdict={run.review} />
+          </div>
+        )}
+        {run.pipeline && (
+          <div className="mb-2">
+            <RerunButton runId={run.id} verdict={run.rerun} />
           </div>
         )}
         {run.writeBacks.length === 0 ? (

@@ -25,6 +25,12 @@ export type ForgeWriteBackRequest = {
   patch?: string;
   /** Commit message, comment or review body. */
   message: string;
+  /** review / approve_review: the review's event (approve_review is always APPROVE). */
+  reviewEvent?: "COMMENT" | "REQUEST_CHANGES" | "APPROVE";
+  /** rerun_workflow on GitHub: rerun only this failed job (its id), else every failed job of the workflow run in `target.check`. */
+  rerunJobId?: string;
+  /** rerun_workflow on GitHub: the workflow run's attempt before the rerun (a later attempt is the rerun done), pinned before the call. */
+  rerunAttemptBefore?: number;
 };
 
 export type ForgeWriteBackResult = {
@@ -64,7 +70,14 @@ export interface Forge {
    * request to these reviewers, on the local forge the PR record's review state. Idempotent.
    */
   requestReview(repository: string, prNumber: number, reviewers: readonly string[]): Promise<{ detail: string }>;
+  /**
+   * GitHub: a workflow run's state, its current attempt or the one asked for (null: no such run
+   * or attempt). Absent on forges without workflow runs.
+   */
+  workflowRun?(repository: string, runId: string, attempt?: number): Promise<WorkflowRunState | null>;
 }
+
+export type WorkflowRunState = { attempt: number; status: string; conclusion: string | null; url: string | null };
 
 export type LabelChange = { add: readonly string[]; remove: readonly string[] };
 

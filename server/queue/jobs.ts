@@ -53,6 +53,8 @@ export const jobs = {
   "flaky.scan": z.object({ ruleId: z.string().min(1), at: z.iso.datetime(), requestedBy: z.string().min(1).max(200) }),
   /** Write a run's state to its check run on GitHub (check-runs/sync.ts), once per state. */
   "checkrun.sync": z.object({ runId: z.string().min(1) }),
+  /** Read a GitHub rerun write-back's result until it completes; then its Pipeline settles and check_rerun is emitted, once. */
+  "rerun.settle": z.object({ writeBackId: z.string().min(1), tries: z.number().int().min(0).max(1000).optional() }),
   /** Rerun a failed GitHub check that CI triage decided to rerun once (at most once per decision). */
   "triage.rerun": z.object({ triageId: z.string().min(1) }),
 } as const;

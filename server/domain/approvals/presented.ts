@@ -2,7 +2,7 @@ import type { Prisma, Tx } from "@/server/db";
 import type { WriteBackKind } from "@/server/db/generated/enums";
 import { type StoredAdmission, stackSpecOf } from "../runs/admit-attempt";
 import type { PushProtection } from "./push-protection";
-import type { LabelChange, Presented } from "./schemas";
+import type { LabelChange, Presented, RerunPlan, ReviewEvent } from "./schemas";
 
 // What the approver sees, frozen when the request is made: the assembled prompt, context labels,
 // the stack with its tools/MCP/skills/subagents, runner pool, runtime and runner service accounts,
@@ -58,6 +58,10 @@ export type PresentedInput = {
   exception: string | null;
   /** A patch with secrets: what was found, and that its push is refused until an admin overrides. */
   pushProtection?: PushProtection | null;
+  /** review / approve_review: the event posted with the body. */
+  reviewEvent?: ReviewEvent | null;
+  /** rerun_workflow: what is rerun. */
+  rerun?: RerunPlan | null;
 };
 
 /** The frozen record itself, from what was resolved (pure: the demo seed builds its requests with it too). */
@@ -95,6 +99,8 @@ export function presentedOf(opts: PresentedInput): Presented {
     reason: opts.reason,
     exception: opts.exception,
     pushProtection: opts.pushProtection ?? null,
+    ...(opts.reviewEvent ? { review: { event: opts.reviewEvent } } : {}),
+    ...(opts.rerun ? { rerun: opts.rerun } : {}),
   };
 }
 

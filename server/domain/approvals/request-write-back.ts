@@ -12,7 +12,7 @@ import { enqueue } from "@/server/queue/enqueue";
 import { buildPresented, type WriteBackTargetInput } from "./presented";
 import { changeGateVerdict } from "./change-gate-verdict";
 import { pushProtectionOf } from "./push-protection";
-import { type LabelChange, zLabelChange } from "./schemas";
+import { type LabelChange, type RerunPlan, type ReviewEvent, zLabelChange } from "./schemas";
 
 // The one way a write-back is asked for. The change gate (decide(), policy change_gate) is asked
 // with the repository's exceptions and bot-comment setting; refused facts fail closed (approval
@@ -93,6 +93,10 @@ export type RequestWriteBackOptions = {
   message?: string | null;
   /** set_labels: the labels added to and removed from the target PR. */
   labels?: LabelChange | null;
+  /** review / approve_review: the review's event (writebacks/review.ts); approve_review is always APPROVE. */
+  reviewEvent?: ReviewEvent | null;
+  /** rerun_workflow: what is rerun (writebacks/rerun.ts). */
+  rerun?: RerunPlan | null;
   /** A comment carrying the run's diagnosis (bot comments may skip approval): set by writebacks/diagnosis-comment.ts only. */
   isDiagnosisComment?: boolean;
   /**
@@ -111,7 +115,18 @@ export type RequestWriteBackResult =
 /** What askChangeGate may also answer: a person must approve and the caller asked for no approval. */
 export type GateOutcome = RequestWriteBackResult | { kind: "skipped"; policyDecisionId: string | null; reason: string };
 
-/** Words the bot would post on a PR (the change gate asks where the run's code came from). */
+/** A review carries its event (APPROVE exactly for approve_review), a rerun its plan; no other kind carries either. */
+function kindDetailsOf(opts: { action: WriteBackKind; reviewEvent?: ReviewEvent | null; rerun?: RerunPlan | null }): Record<string, unknown> {
+  const isReview = opts.action === "review" || opts.action === "approve_review";
+  if (isReview !== Boolean(opts.reviewEvent) || (opts.action === "rerun_workflow") !== Boolean(opts.rerun)) {
+    throw new AppError("BAD_REQUEST", `A ${opts.action.replaceAll("_", " ")} write-back ${isReview ? "needs its review event" : opts.action === "rerun_workflow" ? "needs what it reruns" : "carries no review event or rerun"}.`, { reason: "invalid_write_back" });
+  }
+  if (isReview && (opts.reviewEvent === "APPROVE") !== (opts.action === "approve_review")) {
+    throw new AppError("BAD_REQUEST", "An approving review is an approve_review write-back, and only it approves.", { reason: "invalid_write_back" });
+  }
+  return { ...(opts.reviewEvent ? { review: { event: opts.reviewEvent } } : {}), ...(opts.rerun ? { rerun: opts.rerun } : {}) };
+}
+
 /**
  * The run's code origin as the change gate knows it, always asserted (an unrecorded one is
  * "unknown"): a stored policy version that predates the fact refuses it and the request fails
@@ -132,6 +147,7 @@ export async function requestWriteBack(opts: Omit<RequestWriteBackOptions, "when
 export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcome> {
   const now = opts.now ?? new Date();
   const labels = labelsOf(opts);
+  const kindDetails = kindDetailsOf(opts);
   return transaction(opts.db, "requestWriteBack", async (tx) => {
     const run = await tx.agentDispatchRun.findUnique({
       where: { id: opts.runId },
@@ -177,7 +193,7 @@ export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcom
         attemptId: artifact?.attemptId ?? opts.attemptId ?? null,
         approvedBy: null,
         artifactDigest: artifact?.digest ?? null,
-        target: { ...target, message: opts.message ?? null, exception, policyDecisionId, ...labelsField },
+        target: { ...target, message: opts.message ?? null, exception, policyDecisionId, ...labelsField, ...kindDetails },
         now,
       });
       await appendRunEvents({ db: tx, runId: run.id, attemptId: opts.attemptId ?? undefined, events: [requestedEvent] });
@@ -193,7 +209,7 @@ export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcom
     }
 
     const presented = {
-      ...(await buildPresented(tx, { run, action: opts.action, target: opts.target, artifact: artifact && { id: artifact.id, kind: artifact.kind, name: artifact.name, digest: artifact.digest, sizeBytes: artifact.sizeBytes }, message: opts.message ?? null, labels, reason, exception: null, pushProtection: protectedPatch })),
+      ...(await buildPresented(tx, { run, action: opts.action, target: opts.target, artifact: artifact && { id: artifact.id, kind: artifact.kind, name: artifact.name, digest: artifact.digest, sizeBytes: artifact.sizeBytes }, message: opts.message ?? null, labels, reason, exception: null, pushProtection: protectedPatch, reviewEvent: opts.reviewEvent ?? null, rerun: opts.rerun ?? null })),
       // What the agent whose work this is ran with (the attempt's stored launch record).
       ranWith: await ranWithOf(tx, { runId: run.id, attemptId: artifact?.attemptId ?? opts.attemptId ?? null }),
     };

@@ -27,6 +27,41 @@ export function presentedLabelChange(presented: unknown): { prNumber: number | n
   return { prNumber: typeof pr === "number" && Number.isInteger(pr) ? pr : null, add: parsed.data.add, remove: parsed.data.remove };
 }
 
+/** A review's event on the forge: a comment, a request for changes, or an approval (approve_review only). */
+export const zReviewEvent = z.enum(["COMMENT", "REQUEST_CHANGES", "APPROVE"]);
+export type ReviewEvent = z.infer<typeof zReviewEvent>;
+
+/**
+ * What a rerun_workflow write-back reruns (writebacks/rerun.ts): the check the run was about
+ * (its Pipeline), how much of it (GitHub: every failed job of the workflow run, or the one failed
+ * job; local: the whole check, which is all the local CI can do), the workflow run's attempt the
+ * approver saw (a later attempt on GitHub is the rerun already done), and the approved fix whose
+ * digest keys the check_rerun it emits.
+ */
+export const zRerunPlan = z.object({
+  pipelineId: z.string().max(100),
+  checkName: z.string().max(300),
+  workflowName: z.string().max(300).nullable(),
+  /** GitHub: the workflow run id; local: the local CI run's id. */
+  externalRunId: z.string().max(100),
+  scope: z.enum(["failed_jobs", "failed_job", "whole_check"]),
+  /** failed_job: the GitHub job id and its name. */
+  jobExternalId: z.string().max(100).nullable(),
+  jobName: z.string().max(300).nullable(),
+  step: z.string().max(500).nullable(),
+  /** The workflow run attempt the approver saw (GitHub; null when unknown). */
+  runAttempt: z.number().int().min(1).nullable(),
+  /** The approved fix (push_commits) this rerun follows, or null. */
+  approvedArtifactDigest: z.string().max(200).nullable(),
+  headSha: z.string().max(100),
+  headBranch: z.string().max(300).nullable(),
+  /** Who asked for it (their email): the check_rerun's actor when no approver stands between. */
+  requestedBy: z.string().max(320),
+  /** What the approver is told, in words (e.g. "the local CI reruns the whole check"). */
+  summary: z.string().max(1000),
+});
+export type RerunPlan = z.infer<typeof zRerunPlan>;
+
 const zDenied = z.object({ name: z.string(), reason: z.string() });
 
 const zAccount = z.object({ name: z.string().max(200), namespace: z.string().max(200), privileged: z.boolean() });
@@ -130,5 +165,9 @@ export const zPresented = z.object({
   launch: zPresentedLaunch.nullish(),
   /** A write-back: what the attempt whose work it is ran with (absent on older requests and where none was stored). */
   ranWith: zRanWith.nullish(),
+  /** review / approve_review: the review's event as the forge receives it (absent on other kinds). */
+  review: z.object({ event: zReviewEvent }).nullish(),
+  /** rerun_workflow: what is rerun (absent on other kinds). */
+  rerun: zRerunPlan.nullish(),
 });
 export type Presented = z.infer<typeof zPresented>;

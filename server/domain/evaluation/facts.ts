@@ -109,6 +109,10 @@ export async function loadFacts(opts: { db: Db; repository: Repository; event: D
         const forkAtHead = await db.pullRequest.findFirst({ where: { repositoryId: repository.id, headSha: event.headSha, state: "open", isFork: true }, select: { number: true, isFork: true, headRef: true, headRepoFullName: true } });
         if (forkAtHead) evidence.pullRequest = forkAtHead;
       }
+      if (event.type === "check_rerun") {
+        const original = await db.agentDispatchRun.findFirst({ where: { id: event.originalRunId, repositoryId: repository.id }, select: { number: true, origin: true, isFork: true } });
+        evidence.originalRun = original ? { number: original.number, origin: original.isFork ? "fork" : (original.origin ?? "unknown") } : null;
+      }
       break;
     }
     case "release": {

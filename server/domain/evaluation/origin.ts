@@ -19,6 +19,8 @@ export type OriginEvidence = {
   pullRequest: { number: number; isFork: boolean | null; headRef: string; headRepoFullName: string | null } | null;
   /** A recorded push of the head commit to a branch of the repository. */
   pushed: { branch: string; pusher: string } | null;
+  /** check_rerun: the run whose check is rerun, with its origin (null: not recorded). */
+  originalRun?: { number: number; origin: CodeOrigin } | null;
 };
 
 const short = (sha: string) => sha.slice(0, 12);
@@ -74,11 +76,19 @@ export function decideOrigin(event: DispatchableEvent, evidence: OriginEvidence)
     case "pr_updated":
     case "pr_review":
       return (pr && fromPullRequest(pr)) ?? { kind: "unknown", reason: `pull request #${event.pullRequest.number} is not recorded yet: its head repository is unknown` };
+    case "check_rerun": {
+      // A rerun is no more trusted than the run it follows: a fork's rerun stays a fork's.
+      const fromPr = pr ? fromPullRequest(pr) : null;
+      if (fromPr?.kind === "fork") return fromPr;
+      const original = evidence.originalRun;
+      if (!original) return { kind: "unknown", reason: `the run ${event.originalRunId} whose check is rerun is not recorded` };
+      if (original.origin !== "repository") return { kind: original.origin, reason: `a rerun of run #${original.number}'s check, whose code ${original.origin === "fork" ? "comes from a fork" : "Airlock cannot place"}` };
+      return fromPr ?? { kind: "repository", reason: `a rerun of run #${original.number}'s check, on the repository's own code` };
+    }
     case "manual":
-    case "check_rerun":
       if (pr) return fromPullRequest(pr) ?? { kind: "unknown", reason: `pull request #${pr.number}: its head repository is unknown` };
       if (event.pullRequestNumber !== null) return { kind: "unknown", reason: `pull request #${event.pullRequestNumber} is not recorded: its head repository is unknown` };
-      return { kind: "repository", reason: `${short(event.headSha)} of the repository, named by ${event.type === "manual" ? event.actor.login : "Airlock"}` };
+      return { kind: "repository", reason: `${short(event.headSha)} of the repository, named by ${event.actor.login}` };
     case "release":
       return { kind: "repository", reason: `the repository's tag ${event.tag}` };
     case "flaky_scan":

@@ -8,6 +8,8 @@ import { isTerminalRun } from "./lifecycle";
 import { admissionView, contextView, stackView } from "./view-model";
 import { maxBlockedShown, sandboxViews } from "@/server/execution/sandbox/report";
 import { diagnosisCommentControl } from "../writebacks/diagnosis-comment";
+import { reviewControl } from "../writebacks/review";
+import { rerunControl } from "../writebacks/rerun";
 
 export { listRunEvents, searchRunEvents } from "./transcript";
 
@@ -41,7 +43,7 @@ const runDetailInclude = {
 export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: RepoRole; viewerId?: string }) {
   const run = await opts.db.agentDispatchRun.findUnique({ where: { id: opts.runId }, include: { ...runDetailInclude, repository: { select: { ...runDetailInclude.repository.select, twoPersonRule: true } } } });
   if (!run) throw new AppError("NOT_FOUND", "No such run.");
-  const [dropped, droppedTriggers, runnerPool, twoPerson, sandboxEnds, sandboxBlocked, diagnosisComment] = await Promise.all([
+  const [dropped, droppedTriggers, runnerPool, twoPerson, sandboxEnds, sandboxBlocked, diagnosisComment, review, rerun] = await Promise.all([
     opts.db.triggerDrop.count({ where: { runId: run.id, dedupeKey: run.dedupeKey } }),
     listDroppedTriggers(opts.db, run),
     run.runnerPoolId
@@ -64,6 +66,8 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
       select: { attemptId: true, payload: true },
     }),
     diagnosisCommentControl(opts.db, { run, role: opts.viewerRole }),
+    reviewControl(opts.db, { run, role: opts.viewerRole }),
+    rerunControl(opts.db, { runId: run.id, role: opts.viewerRole }),
   ]);
   const sandbox = sandboxViews([...sandboxEnds, ...sandboxBlocked.reverse()]);
   const { costUsd, attempts, contextBundle, stackSnapshot, admission, approvals, ...rest } = run;
@@ -84,6 +88,10 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
     viewerRole: opts.viewerRole,
     /** "Post diagnosis as a comment": offered to a maintainer of a succeeded diagnosis run on a PR not yet asked for. */
     diagnosisComment,
+    /** "Post review": offered to a maintainer of a run on a PR with findings, not yet asked for. */
+    review,
+    /** "Rerun check": offered to a maintainer of a finished run about a check; `step` says whether the failed job alone can be rerun. */
+    rerun,
     /** No work in progress: the page's stream ends, and reopens if a retry makes the run live again. */
     terminal: isTerminalRun(run.status),
     controls: runControls({

@@ -4,7 +4,8 @@ import { AppError } from "@/server/errors";
 import { type Forge, ForgeError, type ForgeWriteBackRequest, type ForgeWriteBackResult, type WriteBackTarget } from "@/server/forges/types";
 import { enqueue } from "@/server/queue/enqueue";
 import { type AuditActor, recordAudit } from "../audit";
-import { zLabelChange } from "../approvals/schemas";
+import { zLabelChange, zReviewEvent } from "../approvals/schemas";
+import { pinRerunAttempt, recordRerun, rerunRequestOf } from "./rerun";
 import { patchToPush } from "../approvals/push-protection";
 import { enqueueSettle, transitionApproval } from "../approvals/transition";
 import { askForReviewAgainAfterPush } from "../fixloop/review-again";
@@ -44,7 +45,7 @@ async function loadWriteBack(db: Db, opts: { approvalId?: string; writeBackId?: 
 }
 
 function requestOf(wb: NonNullable<Awaited<ReturnType<typeof loadWriteBack>>>, patch: string | undefined): ForgeWriteBackRequest {
-  const t = (wb.target ?? {}) as { repository?: string; branch?: string | null; prNumber?: number | null; check?: string | null; headSha?: string | null; message?: string | null };
+  const t = (wb.target ?? {}) as { repository?: string; branch?: string | null; prNumber?: number | null; check?: string | null; headSha?: string | null; message?: string | null; review?: { event?: unknown } | null };
   const target: WriteBackTarget = {
     repository: t.repository ?? wb.run.repository.fullName,
     ...(t.branch ? { branch: t.branch } : {}),
@@ -53,7 +54,18 @@ function requestOf(wb: NonNullable<Awaited<ReturnType<typeof loadWriteBack>>>, p
     ...(t.headSha ? { headSha: t.headSha } : {}),
   };
   const defaultMessage = wb.kind === "push_commits" || wb.kind === "update_pr_branch" ? `Apply the agent's patch from run ${wb.runId}` : `Airlock run ${wb.runId}`;
-  return { kind: wb.kind, idempotencyKey: wb.idempotencyKey, runId: wb.runId, approvalId: wb.approvalId, target, ...(patch ? { patch } : {}), message: t.message ?? defaultMessage };
+  const reviewEvent = zReviewEvent.safeParse(t.review?.event);
+  return {
+    kind: wb.kind,
+    idempotencyKey: wb.idempotencyKey,
+    runId: wb.runId,
+    approvalId: wb.approvalId,
+    target,
+    ...(patch ? { patch } : {}),
+    message: t.message ?? defaultMessage,
+    ...(reviewEvent.success ? { reviewEvent: reviewEvent.data } : {}),
+    ...rerunRequestOf(wb),
+  };
 }
 
 /** The set_labels write-back on its forge: the PR's labels afterwards, as the forge reports them. */
@@ -79,7 +91,7 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
     : null;
   const override = artifact && wb.approvalId ? (await opts.db.approvalRequest.findUnique({ where: { id: wb.approvalId }, select: { pushProtectionOverride: true } }))?.pushProtectionOverride : null;
   const push = artifact ? patchToPush(artifact, override) : ({ ok: true, patch: undefined } as const);
-  const req = requestOf(wb, push.ok ? push.patch : undefined);
+  let req = requestOf(wb, push.ok ? push.patch : undefined);
   let result: ForgeWriteBackResult | null = null;
   let failure: string | null = push.ok ? null : push.reason;
   let reconciled = false;
@@ -93,6 +105,8 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
         result = done.result;
         await opts.afterForgeCall?.(result);
       } else {
+        // A GitHub rerun's attempt is pinned on the row first: a later attempt is then this rerun.
+        if (wb.kind === "rerun_workflow") req = await pinRerunAttempt({ db: opts.db, forge, wb, req });
         result = await forge.findWriteBack(req);
         reconciled = result !== null;
       }
@@ -146,6 +160,8 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
     if (result && wb.run.repository.forge === "local" && wb.run.repository.checkCommand && (wb.kind === "push_commits" || wb.kind === "update_pr_branch") && req.target.branch) {
       await enqueue(tx, "ci.run", { repositoryId: wb.run.repositoryId, sha: result.externalRef, branch: req.target.branch, triggeredByRunId: wb.runId }, { jobKey: `rerun:${wb.id}` });
     }
+    // A rerun's new Pipeline, linked to the run, and its check_rerun once the result is in.
+    if (result && wb.kind === "rerun_workflow") await recordRerun(tx, { wb, forge: wb.run.repository.forge, result, now: completedAt });
     // A fix run's pushed patch asks for review again: the fix-forward loop's next round.
     if (result) await askForReviewAgainAfterPush(tx, { runId: wb.runId, writeBackId: wb.id, kind: wb.kind });
     return true;

@@ -169,16 +169,32 @@ describe("GitHub forge against a fake GitHub", () => {
     expect(gh.history(fullName, "fix").map((c) => c.sha)).toEqual([res.externalRef, headSha]);
   });
 
-  it("reruns a workflow; a rerun already underway is found, not requested twice", async () => {
+  it("reruns a workflow's failed jobs; a rerun already underway is found, not requested twice", async () => {
     gh.addWorkflowRun(fullName, { id: 555, status: "completed", conclusion: "failure", headSha, headBranch: "fix" });
     const rerun = req({ kind: "rerun_workflow", target: { repository: fullName, check: "555" }, patch: undefined });
     expect(await forge.findWriteBack(rerun)).toBeNull();
     expect(await forge.executeWriteBack(rerun)).toMatchObject({ externalRef: "555" });
+    expect(gh.requests.at(-1)).toMatchObject({ method: "POST", path: `/repos/${fullName}/actions/runs/555/rerun-failed-jobs` });
     expect(gh.repo(fullName).workflowRuns.get(555)).toMatchObject({ status: "queued", runAttempt: 2 });
-    expect(await forge.findWriteBack(rerun)).toMatchObject({ externalRef: "555" });
+    expect(await forge.findWriteBack(rerun)).toMatchObject({ externalRef: "555#2" });
     // GitHub's own refusal to rerun an unfinished run is surfaced.
     await expect(forge.executeWriteBack(rerun)).rejects.toMatchObject({ message: expect.stringContaining("403 This workflow run is not completed") });
     await expect(forge.executeWriteBack(req({ kind: "rerun_workflow", target: { repository: fullName, check: "build" }, patch: undefined }))).rejects.toMatchObject({ message: "a rerun needs the workflow run id as its check" });
+  });
+
+  it("reruns one failed job; with the attempt pinned, a finished rerun is still found", async () => {
+    gh.addWorkflowRun(fullName, { id: 556, status: "completed", conclusion: "failure", headSha, headBranch: "fix", jobs: [{ id: 9001, name: "test", conclusion: "failure" }] });
+    expect(await forge.workflowRun?.(fullName, "556")).toMatchObject({ attempt: 1, status: "completed", conclusion: "failure" });
+    const rerun = req({ kind: "rerun_workflow", target: { repository: fullName, check: "556" }, patch: undefined, rerunJobId: "9001", rerunAttemptBefore: 1 });
+    expect(await forge.findWriteBack(rerun)).toBeNull();
+    expect(await forge.executeWriteBack(rerun)).toMatchObject({ externalRef: "556#2", detail: "job 9001 of workflow run 556 rerun requested" });
+    expect(gh.requests.at(-1)).toMatchObject({ method: "POST", path: `/repos/${fullName}/actions/jobs/9001/rerun` });
+    // The rerun finished before the record: the pinned attempt still tells it was done.
+    Object.assign(gh.repo(fullName).workflowRuns.get(556) ?? {}, { status: "completed", conclusion: "success" });
+    expect(await forge.findWriteBack(rerun)).toMatchObject({ externalRef: "556#2" });
+    expect(await forge.workflowRun?.(fullName, "556", 2)).toMatchObject({ attempt: 2, status: "completed", conclusion: "success" });
+    expect(await forge.workflowRun?.(fullName, "556", 3)).toBeNull();
+    expect(await forge.workflowRun?.(fullName, "999")).toBeNull();
   });
 
   it("flips labels on a pull request; a label already gone counts as removed", async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { githubClient, type GithubClient } from "./client";
 import { git, GitError } from "../local/git";
-import { type Forge, ForgeError, type LabelChange, type ForgeWriteBackRequest, type ForgeWriteBackResult, commitMessage, writeBackMarker, writeBackTrailer } from "../types";
+import { type Forge, ForgeError, type LabelChange, type WorkflowRunState, type ForgeWriteBackRequest, type ForgeWriteBackResult, commitMessage, writeBackMarker, writeBackTrailer } from "../types";
 
 // GitHub write-backs through Octokit. A patch becomes a commit through the git data API: the
 // touched files are read at the branch tip, the patch is applied to them with `git apply` in a
@@ -174,11 +174,28 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
     }
   }
 
+  async function workflowRun(repository: string, runId: string, attempt?: number): Promise<WorkflowRunState | null> {
+    const id = Number(runId);
+    if (!Number.isSafeInteger(id) || id <= 0) throw new ForgeError(`"${runId}" is not a GitHub workflow run id`, "forge_error");
+    try {
+      const octokit = clientFor(repository);
+      const { data } =
+        attempt === undefined
+          ? await octokit.rest.actions.getWorkflowRun({ ...split(repository), run_id: id })
+          : await octokit.rest.actions.getWorkflowRunAttempt({ ...split(repository), run_id: id, attempt_number: attempt });
+      return { attempt: data.run_attempt ?? 1, status: data.status ?? "queued", conclusion: data.conclusion ?? null, url: data.html_url ?? null };
+    } catch (err) {
+      if ((err as { status?: number }).status === 404) return null;
+      throw forgeErrorOf(err, `read workflow run ${runId}`);
+    }
+  }
+
   return {
     kind: "github",
     branchHead,
     setLabels,
     requestReview,
+    workflowRun,
     async findWriteBack(req) {
       const { owner, repo } = split(req.target.repository);
       const octokit = clientFor(req.target.repository);
@@ -206,12 +223,15 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
           return hit ? { externalRef: String(hit.id), detail: hit.html_url } : null;
         }
         if (req.kind === "rerun_workflow") {
-          // A rerun carries no marker. A run already queued or running again (a later attempt)
-          // is what the rerun asked for: requesting it once more would be refused by GitHub anyway.
+          // A rerun carries no marker. With the attempt pinned before the call, a later attempt
+          // is the rerun done (finished or not). Without it, a run queued or running again is
+          // what the rerun asked for: requesting it once more would be refused by GitHub anyway.
           const runId = Number(req.target.check);
           if (!Number.isInteger(runId) || runId <= 0) return null;
           const { data } = await octokit.rest.actions.getWorkflowRun({ owner, repo, run_id: runId });
-          return data.status !== "completed" && (data.run_attempt ?? 1) > 1 ? { externalRef: String(runId), detail: `workflow run ${runId} attempt ${data.run_attempt} ${data.status}` } : null;
+          const attempt = data.run_attempt ?? 1;
+          const done = req.rerunAttemptBefore !== undefined ? attempt > req.rerunAttemptBefore : data.status !== "completed" && attempt > 1;
+          return done ? { externalRef: `${runId}#${attempt}`, detail: `workflow run ${runId} attempt ${attempt} ${data.status}` } : null;
         }
         return null;
       } catch (err) {
@@ -239,7 +259,9 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
         case "approve_review": {
           if (!req.target.prNumber) throw new ForgeError("a review needs a pull request", "forge_error");
           try {
-            const { data } = await octokit.rest.pulls.createReview({ owner, repo, pull_number: req.target.prNumber, body, event: req.kind === "approve_review" ? "APPROVE" : "COMMENT" });
+            // Only approve_review approves; a review comments or requests changes, as approved.
+            const event = req.kind === "approve_review" ? "APPROVE" : req.reviewEvent === "REQUEST_CHANGES" ? "REQUEST_CHANGES" : "COMMENT";
+            const { data } = await octokit.rest.pulls.createReview({ owner, repo, pull_number: req.target.prNumber, body, event });
             return { externalRef: String(data.id), detail: data.html_url };
           } catch (err) {
             throw forgeErrorOf(err, "review");
@@ -248,9 +270,17 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
         case "rerun_workflow": {
           const runId = Number(req.target.check);
           if (!Number.isInteger(runId) || runId <= 0) throw new ForgeError("a rerun needs the workflow run id as its check", "forge_error");
+          const next = req.rerunAttemptBefore !== undefined ? `#${req.rerunAttemptBefore + 1}` : "";
           try {
-            await octokit.rest.actions.reRunWorkflow({ owner, repo, run_id: runId });
-            return { externalRef: String(runId), detail: `workflow run ${runId} rerun requested` };
+            // Rerun from the failed step as far as GitHub can: the one failed job, else every failed job.
+            if (req.rerunJobId) {
+              const jobId = Number(req.rerunJobId);
+              if (!Number.isSafeInteger(jobId) || jobId <= 0) throw new ForgeError(`"${req.rerunJobId}" is not a GitHub job id`, "forge_error");
+              await octokit.rest.actions.reRunJobForWorkflowRun({ owner, repo, job_id: jobId });
+              return { externalRef: `${runId}${next}`, detail: `job ${jobId} of workflow run ${runId} rerun requested` };
+            }
+            await octokit.rest.actions.reRunWorkflowFailedJobs({ owner, repo, run_id: runId });
+            return { externalRef: `${runId}${next}`, detail: `failed jobs of workflow run ${runId} rerun requested` };
           } catch (err) {
             throw forgeErrorOf(err, "rerun the workflow");
           }

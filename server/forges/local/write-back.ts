@@ -22,7 +22,10 @@ export type LocalForgeOptions = {
   toolchainNodeModules?: string | null;
 };
 
-type StoredNote = { kind: string; key: string; body: string; prNumber: number | null; createdAt: string; id: string };
+type StoredNote = { kind: string; key: string; body: string; prNumber: number | null; createdAt: string; id: string; reviewEvent?: "COMMENT" | "REQUEST_CHANGES" | "APPROVE" };
+
+/** A review's event as the PR record's review state (the states a GitHub review reports). */
+const reviewStateOf = { COMMENT: "commented", REQUEST_CHANGES: "changes_requested", APPROVE: "approved" } as const;
 
 function notesDir(dataDir: string, repository: string, prNumber: number | undefined): string {
   return join(`${bareRepoPath(dataDir, repository).replace(/\.git$/, "")}.pr`, String(prNumber ?? "none"));
@@ -82,12 +85,19 @@ async function writeNote(dir: string, req: ForgeWriteBackRequest): Promise<Forge
     prNumber: req.target.prNumber ?? null,
     createdAt: new Date().toISOString(),
     id,
+    ...(reviewEventOf(req) ? { reviewEvent: reviewEventOf(req) } : {}),
   };
   // Write then rename: a crash never leaves half a note.
   const file = join(dir, keyFileName(req.idempotencyKey));
   await writeFile(`${file}.tmp`, JSON.stringify(note));
   await rename(`${file}.tmp`, file);
   return { externalRef: id, detail: `${req.kind} on PR #${req.target.prNumber ?? "?"}` };
+}
+
+function reviewEventOf(req: ForgeWriteBackRequest): StoredNote["reviewEvent"] {
+  if (req.kind === "approve_review") return "APPROVE";
+  if (req.kind === "review") return req.reviewEvent === "REQUEST_CHANGES" ? "REQUEST_CHANGES" : "COMMENT";
+  return undefined;
 }
 
 async function findNote(dir: string, key: string): Promise<ForgeWriteBackResult | null> {
@@ -198,9 +208,17 @@ export function createLocalForge(opts: LocalForgeOptions): Forge {
         case "update_pr_branch":
           return pushPatch(bareRepoPath(opts.dataDir, req.target.repository), req);
         case "comment":
-        case "review":
-        case "approve_review":
           return writeNote(notesDir(opts.dataDir, req.target.repository, req.target.prNumber), req);
+        case "review":
+        case "approve_review": {
+          // A review is a note on the PR's conversation, and the PR record's review state follows it.
+          if (!req.target.prNumber) throw new ForgeError("a review needs a pull request", "forge_error");
+          const pr = await opts.db.pullRequest.findFirst({ where: { number: req.target.prNumber, repository: { fullName: req.target.repository } }, select: { id: true } });
+          if (!pr) throw new ForgeError(`no pull request #${req.target.prNumber} in ${req.target.repository}`, "not_found");
+          const done = await writeNote(notesDir(opts.dataDir, req.target.repository, req.target.prNumber), req);
+          await opts.db.pullRequest.update({ where: { id: pr.id }, data: { reviewState: reviewStateOf[reviewEventOf(req) ?? "COMMENT"] } });
+          return done;
+        }
         case "rerun_workflow":
           return rerun(req);
         default:

@@ -11,6 +11,7 @@ import { escalateFixLoopTask, launchFixRunTask, reviewAgainTask } from "./fix-lo
 import { deliverNotificationTask } from "./deliver-notification";
 import { flakyScanTask, flakyTickTask } from "./flaky-scan";
 import { reapAttemptsTask } from "./reap-attempts";
+import { settleRerunTask } from "./settle-rerun";
 import { approvalDecidedTask, runEndedTask } from "./reactions";
 import { runCheckTask } from "./run-check";
 import { triageRerunTask } from "./triage-rerun";
@@ -31,6 +32,7 @@ export function createTaskList(ctx: WorkerContext): TaskList {
     "fixloop.review": (payload) => reviewAgainTask(payload, ctx),
     "notification.deliver": (payload) => deliverNotificationTask(payload, ctx),
     "triage.rerun": (payload) => triageRerunTask(payload, ctx),
+    "rerun.settle": (payload) => settleRerunTask(payload, ctx),
     "flaky.tick": (payload) => flakyTickTask(payload, ctx),
     "flaky.scan": (payload) => flakyScanTask(payload, ctx),
     "run.ended": (payload) => runEndedTask(payload, ctx),

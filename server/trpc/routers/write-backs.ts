@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { requestDiagnosisComment } from "@/server/domain/writebacks/diagnosis-comment";
+import { requestRerun, zRerunScope } from "@/server/domain/writebacks/rerun";
+import { requestReview, zReviewChoice } from "@/server/domain/writebacks/review";
 import { AppError } from "@/server/errors";
 import { router, runProcedure } from "../init";
 
@@ -24,5 +26,21 @@ export const writeBacksRouter = router({
       if (asked.kind === "direct") return { kind: "direct" as const, writeBackId: asked.writeBackId, reason: asked.reason };
       // A person's request either asks or throws; anything else is a bug, not an answer.
       throw new AppError("INTERNAL", `unexpected diagnosis comment outcome ${asked.kind}`);
+    }),
+  /** "Post review": the run's findings as a review of its PR (comment, request changes, approve), through the change gate. */
+  requestReview: runProcedure("maintainer")
+    .input(z.object({ choice: zReviewChoice }))
+    .output(zRequested)
+    .mutation(async ({ ctx, input }) => {
+      const asked = await requestReview({ db: ctx.db, runId: input.runId, by: actorOf(ctx.user), role: ctx.role, choice: input.choice, now: ctx.now() });
+      return asked.kind === "approval" ? { kind: "approval" as const, approvalId: asked.approvalId, reason: asked.reason } : { kind: "direct" as const, writeBackId: asked.writeBackId, reason: asked.reason };
+    }),
+  /** "Rerun check": the run's check run again (GitHub: its failed jobs, or the failed job alone; local: the whole check), through the change gate. */
+  requestRerun: runProcedure("maintainer")
+    .input(z.object({ scope: zRerunScope }))
+    .output(zRequested)
+    .mutation(async ({ ctx, input }) => {
+      const asked = await requestRerun({ db: ctx.db, runId: input.runId, by: actorOf(ctx.user), role: ctx.role, scope: input.scope, now: ctx.now() });
+      return asked.kind === "approval" ? { kind: "approval" as const, approvalId: asked.approvalId, reason: asked.reason } : { kind: "direct" as const, writeBackId: asked.writeBackId, reason: asked.reason };
     }),
 });

@@ -5,7 +5,7 @@ import { AppHttpError, createFakeApps, type FakeApps } from "./fake-github-apps"
 import { ChecksHttpError, createFakeChecks, type FakeChecks } from "./fake-github-checks";
 
 // A small GitHub REST API for tests of the GitHub forge: exactly the endpoints
-// server/forges/github/write-back.ts calls (labels and review requests included), with GitHub's
+// server/forges/github/write-back.ts calls (labels, review requests and reruns of failed jobs included), with GitHub's
 // request and response shapes (JSON bodies, status codes, `{ message, documentation_url, status }` errors, Link pagination).
 // Repositories hold real content: blobs are hashed like git, trees map paths to blobs, commits
 // point at trees and parents, and a non-forced ref update must be a fast-forward (else GitHub's
@@ -16,7 +16,7 @@ type TreeEntry = { mode: string; sha: string };
 type Commit = { sha: string; message: string; tree: string; parents: string[]; date: string };
 type Comment = { id: number; body: string; createdAt: string };
 type Review = { id: number; body: string; state: string; commitId: string; submittedAt: string };
-type WorkflowRun = { id: number; status: "queued" | "in_progress" | "completed"; conclusion: string | null; runAttempt: number; headSha: string; headBranch: string };
+type WorkflowRun = { id: number; status: "queued" | "in_progress" | "completed"; conclusion: string | null; runAttempt: number; headSha: string; headBranch: string; jobs?: { id: number; name: string; conclusion: string | null }[] };
 
 export type FakeRepo = {
   defaultBranch: string;
@@ -478,6 +478,32 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
       const key = createHash("sha256").update(`${fullName}:${g[1]}:${nextId++}`).digest("hex").slice(0, 32);
       signedDownloads.set(key, log);
       return { status: 302, body: null, location: `${base}/_blob/actions-results/${key}/logs/job-logs.txt?sv=2025-01-05&se=2026-11-30T00%3A01%3A00Z&sr=b&sp=r&sig=${key}` };
+    }
+    if ((g = rest.match(/^\/actions\/jobs\/(\d+)\/rerun$/)) && req.method === "POST") {
+      const jobId = Number(g[1]);
+      const w = [...r.workflowRuns.values()].find((x) => x.jobs?.some((j) => j.id === jobId));
+      if (!w) throw new HttpError(404, "Not Found", `${docs}/actions/workflow-jobs#re-run-a-job-from-a-workflow-run`);
+      if (w.status !== "completed") throw new HttpError(403, "This workflow run is not completed", `${docs}/actions/workflow-runs#re-run-a-job-from-a-workflow-run`);
+      w.status = "queued";
+      w.conclusion = null;
+      w.runAttempt += 1;
+      return { status: 201, body: {} };
+    }
+    if ((g = rest.match(/^\/actions\/runs\/(\d+)\/attempts\/(\d+)$/)) && req.method === "GET") {
+      // Only the current attempt is kept: an earlier one answers 404 here (GitHub would answer it).
+      const w = r.workflowRuns.get(Number(g[1]));
+      if (!w || w.runAttempt !== Number(g[2])) throw new HttpError(404, "Not Found", `${docs}/actions/workflow-runs#get-a-workflow-run-attempt`);
+      return { status: 200, body: runJson(fullName, w) };
+    }
+    if ((g = rest.match(/^\/actions\/runs\/(\d+)\/rerun-failed-jobs$/)) && req.method === "POST") {
+      const w = r.workflowRuns.get(Number(g[1]));
+      if (!w) throw new HttpError(404, "Not Found", `${docs}/actions/workflow-runs`);
+      if (w.status !== "completed") throw new HttpError(403, "This workflow run is not completed", `${docs}/actions/workflow-runs#re-run-failed-jobs-from-a-workflow-run`);
+      if (w.conclusion === "success") throw new HttpError(403, "This workflow run has no failed jobs", `${docs}/actions/workflow-runs#re-run-failed-jobs-from-a-workflow-run`);
+      w.status = "queued";
+      w.conclusion = null;
+      w.runAttempt += 1;
+      return { status: 201, body: {} };
     }
     const checked = checks.route({ method: req.method, rest, fullName, body: req.body, authorization: req.authorization }, r);
     if (checked) return checked;
