@@ -18,6 +18,9 @@ type ShellUser = { name: string; email: string; isAdmin: boolean };
 
 export function AppShell({ user, children }: { user: ShellUser; children: React.ReactNode }) {
   const pathname = usePathname();
+  const activeHref = consoleNav
+    .filter((item) => pathname === item.href || pathname.startsWith(`${item.href}/`))
+    .reduce<string | null>((best, item) => (best === null || item.href.length > best.length ? item.href : best), null);
   const router = useRouter();
   const [help, setHelp] = useState(false);
   useGlobalShortcuts(() => setHelp(true));
@@ -33,7 +36,8 @@ export function AppShell({ user, children }: { user: ShellUser; children: React.
           </Link>
           <nav aria-label="Main" className="flex items-center gap-1 overflow-x-auto">
             {consoleNav.map((item) => {
-              const active = pathname === item.href || pathname.startsWith(`${item.href}/`);
+              // The longest matching entry is the page (Repositories lives under Settings).
+              const active = item.href === activeHref;
               return (
                 <Link
                   key={item.href}

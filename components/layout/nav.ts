@@ -8,6 +8,7 @@ export const consoleNav = [
   { href: "/metrics", label: "Metrics", key: "m" },
   { href: "/audit", label: "Audit", key: "l" },
   { href: "/deliveries", label: "Deliveries", key: "d" },
+  { href: "/settings/repositories", label: "Repositories", key: "o" },
   { href: "/settings", label: "Settings", key: "," },
 ] as const;
 

@@ -7,7 +7,6 @@ import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
-import { RegisterRepository } from "./register-repository";
 
 // Settings: each repository the user can see (policy at a glance, their role), and the runner
 // pools, service accounts and grants every run is admitted against.
@@ -44,7 +43,6 @@ export function SettingsIndex() {
           <p className="text-xs text-zinc-500">Create Airlock&apos;s GitHub App (or enter an existing one); its installations register repositories.</p>
         </Card>
       )}
-      {me.data?.isAdmin && <RegisterRepository />}
       <Card as="section" aria-label="Runner pools and grants">
         <h2 className="text-sm font-semibold">
           <Link href="/settings/pools" className="text-indigo-700 hover:underline dark:text-indigo-400">Runner pools, service accounts and grants</Link>
@@ -52,7 +50,14 @@ export function SettingsIndex() {
         <p className="text-xs text-zinc-500">Trust tiers, concurrency, task kinds, and which secrets and ConfigMaps each stack may receive (names only). Airlock admins change them.</p>
       </Card>
       <section aria-label="Repositories" className="space-y-2">
-        <h2 className="text-sm font-semibold">Repositories</h2>
+        <div className="flex items-baseline gap-3">
+          <h2 className="text-sm font-semibold">
+            <Link href="/settings/repositories" className="text-indigo-700 hover:underline dark:text-indigo-400">Repositories</Link>
+          </h2>
+          <span className="text-xs text-zinc-500">
+            {me.data?.isAdmin ? "Add a repository (from the GitHub App, by GitHub URL, or a new local one), edit, disable or remove it there." : "Forge, visibility, trust tier, state and last delivery of each."}
+          </span>
+        </div>
         {repos.error && <Alert>{repos.error.message}</Alert>}
         <Card as="ul" padding="none" className="divide-y divide-zinc-100 dark:divide-zinc-800">
           {(repos.data ?? []).map((r) => (

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Db, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
 import { systemActor, type SystemActor } from "../actor";
-import { recordAudit } from "../audit";
+import { recordAudit, type AuditActor } from "../audit";
 
 // `installation` and `installation_repositories` deliveries register, update and disable
 // repositories. A signed delivery proves GitHub sent it, not that it is ours to act on: the
@@ -146,7 +146,14 @@ export async function applyInstallationDelivery(opts: {
   return { ...out, detail: `installation ${installationId} ${p.action}: ${parts.join("; ")}`.slice(0, 2000) };
 }
 
-async function registerOne(tx: Tx, a: { repo: Repo; installationId: number; defaultBranch: string | null; githubUrl: string; actor: SystemActor; out: InstallationOutcome }) {
+/**
+ * Registers (or binds) one repository of an installation, with the refusals above. Also used
+ * when an admin adds a repository from an installation (`extra` lands in the audit detail).
+ */
+export async function registerOne(
+  tx: Tx,
+  a: { repo: Repo; installationId: number; defaultBranch: string | null; githubUrl: string; actor: AuditActor; out: InstallationOutcome; extra?: Record<string, string> },
+) {
   const { repo, installationId, out } = a;
   const byId = await tx.repository.findUnique({ where: { githubRepoId: BigInt(repo.id) } });
   const byName = byId ?? (await tx.repository.findFirst({ where: { fullName: { equals: repo.full_name, mode: "insensitive" } } }));
@@ -178,7 +185,7 @@ async function registerOne(tx: Tx, a: { repo: Repo; installationId: number; defa
         ...(a.defaultBranch ? { defaultBranch: a.defaultBranch } : {}),
       },
     });
-    await recordAudit(tx, { actor: a.actor, action: "repository.github.bind", objectType: "Repository", objectId: byName.id, repositoryId: byName.id, detail: { installationId, githubRepoId: repo.id, ...(adminDisabled ? { keptDisabled: "disabled by an admin" } : {}) } });
+    await recordAudit(tx, { actor: a.actor, action: "repository.github.bind", objectType: "Repository", objectId: byName.id, repositoryId: byName.id, detail: { installationId, githubRepoId: repo.id, ...(adminDisabled ? { keptDisabled: "disabled by an admin" } : {}), ...a.extra } });
     out.updated.push(adminDisabled ? `${repo.full_name} (stays disabled: an admin disabled it)` : repo.full_name);
     return;
   }
@@ -193,7 +200,7 @@ async function registerOne(tx: Tx, a: { repo: Repo; installationId: number; defa
       githubInstallationId: BigInt(installationId),
     },
   });
-  await recordAudit(tx, { actor: a.actor, action: "repository.register", objectType: "Repository", objectId: created.id, repositoryId: created.id, detail: { via: "github_app", installationId, githubRepoId: repo.id } });
+  await recordAudit(tx, { actor: a.actor, action: "repository.register", objectType: "Repository", objectId: created.id, repositoryId: created.id, detail: { via: "github_app", installationId, githubRepoId: repo.id, ...a.extra } });
   out.registered.push(repo.full_name);
 }
 

@@ -110,3 +110,77 @@ export const zSetRepositoryEnabledInput = z.object({
   /** Why (shown on the repository and on its ignored deliveries); required to disable. */
   reason: z.string().trim().max(300, "At most 300 characters").default(""),
 });
+
+// ---- "Add repository" ----
+
+/** One click of "Add": a retried or double-clicked request with the same id adds one repository. */
+const zRequestId = z.uuid("A request id");
+
+/** A branch name git accepts and no option can hide in. */
+export const zBranchName = z
+  .string()
+  .trim()
+  .min(1, "Required")
+  .max(200, "At most 200 characters")
+  .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*\/$)(?!.*\.lock$)[A-Za-z0-9._/-]+$/, "A branch name: letters, digits, . _ / -");
+
+/** GitHub's own rules: an owner of 1-39 letters, digits and dashes; a name of 1-100 letters, digits, . _ -. */
+export const zGithubFullName = z
+  .string()
+  .trim()
+  .max(140, "At most 140 characters")
+  .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/(?!\.{1,2}$)[A-Za-z0-9_.-]{1,100}$/, "owner/name, as GitHub spells it");
+
+/**
+ * "owner/name" or a GitHub URL of the repository (https://github.com/owner/name[.git], with or
+ * without a trailing slash, or git@github.com:owner/name.git), read as owner/name.
+ */
+export const zGithubRepositoryRef = z
+  .string()
+  .trim()
+  .min(1, "Required")
+  .max(300, "At most 300 characters")
+  .transform((v) => {
+    const url = v.match(/^(?:https?:\/\/[^/\s]+\/|git@[^:\s]+:)([^/\s]+\/[^/\s]+?)(?:\.git)?\/?$/);
+    return url ? (url[1] as string) : v;
+  })
+  .pipe(zGithubFullName);
+
+export const zVisibility = z.enum(["public", "private", "internal"]);
+
+/** The command the local CI runs for the repository's check (in its sandbox), or empty for none. */
+export const zCheckCommand = z
+  .string()
+  .trim()
+  .max(1000, "At most 1,000 characters")
+  .refine((v) => !/[\0\r\n]/.test(v), "One line")
+  .transform((v) => (v === "" ? null : v));
+
+export const zRegisterGithubRepositoryInput = z.object({
+  requestId: zRequestId.optional(),
+  fullName: zGithubRepositoryRef,
+  defaultBranch: zBranchName.default("main"),
+  visibility: zVisibility.default("private"),
+});
+
+/** A local-forge repository: owner and name as the forge folder allows them (no dots alone, no slashes). */
+export const zLocalFullName = z
+  .string()
+  .trim()
+  .max(140, "At most 140 characters")
+  .regex(/^(?![.-])[A-Za-z0-9._-]{1,39}\/(?![.-])[A-Za-z0-9._-]{1,100}$/, "owner/name: letters, digits, . _ - (not starting with . or -)")
+  .refine((v) => !v.endsWith(".git"), "Without .git");
+
+export const zCreateLocalRepositoryInput = z.object({
+  requestId: zRequestId,
+  fullName: zLocalFullName,
+  defaultBranch: zBranchName.default("main"),
+  visibility: zVisibility.default("private"),
+  checkCommand: zCheckCommand.default(""),
+});
+
+export const zRegisterFromInstallationInput = z.object({
+  requestId: zRequestId,
+  installationId: z.int().positive().max(Number.MAX_SAFE_INTEGER),
+  fullName: zGithubFullName,
+});

@@ -17,8 +17,12 @@ export async function settingsRepositories(opts: { db: Db; actor: UserActor }) {
       id: true,
       fullName: true,
       forge: true,
+      visibility: true,
+      trustTier: true,
+      defaultBranch: true,
       disabledAt: true,
       disabledReason: true,
+      disabledBy: true,
       autoRunOnFailedCheck: true,
       botCommentsAllowed: true,
       writeBackExceptions: true,
@@ -26,7 +30,27 @@ export async function settingsRepositories(opts: { db: Db; actor: UserActor }) {
       memberships: { where: { userId: opts.actor.id }, select: { role: true } },
     },
   });
-  return repos.map(({ memberships, ...r }) => ({ ...r, role: opts.actor.isAdmin ? ("admin" as const) : (memberships[0]?.role ?? null) }));
+  const last = await lastDeliveries(opts.db, repos.map((r) => r.fullName));
+  return repos.map(({ memberships, ...r }) => ({
+    ...r,
+    role: opts.actor.isAdmin ? ("admin" as const) : (memberships[0]?.role ?? null),
+    lastDelivery: last.get(r.fullName.toLowerCase()) ?? null,
+  }));
+}
+
+/** How far back "last delivery" looks: the deliveries table only grows, and an old one says little. */
+const LAST_DELIVERY_DAYS = 30;
+
+/** Each repository's latest delivery (GitHub's or the local forge's) of the last 30 days. */
+async function lastDeliveries(db: Db, names: string[]) {
+  if (names.length === 0) return new Map<string, { deliveryId: string; event: string; outcome: string; receivedAt: Date }>();
+  const rows = await db.$queryRaw<{ name: string; deliveryId: string; event: string; outcome: string; receivedAt: Date }[]>`
+    SELECT DISTINCT ON (lower(n.name)) lower(n.name) AS "name", d."deliveryId", d."event", d."outcome"::text AS "outcome", d."receivedAt"
+    FROM "WebhookDelivery" d
+    CROSS JOIN LATERAL (SELECT COALESCE(d."payload"->'repository'->>'full_name', d."payload"->'ciEvent'->'repository'->>'fullName') AS name) n
+    WHERE d."receivedAt" > now() - make_interval(days => ${LAST_DELIVERY_DAYS}) AND lower(n.name) = ANY(${names.map((n) => n.toLowerCase())}::text[])
+    ORDER BY lower(n.name), d."receivedAt" DESC`;
+  return new Map(rows.map(({ name, ...r }) => [name, r]));
 }
 
 export async function repositorySettings(opts: { db: Db; actor: UserActor; repositoryId: string }) {

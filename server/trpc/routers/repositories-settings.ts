@@ -11,22 +11,44 @@ import { setRepositoryEnabled } from "@/server/domain/repositories/manage-servic
 import { requestCheckRun } from "@/server/domain/repositories/run-check";
 import { repositorySettings, settingsRepositories } from "@/server/domain/repositories/settings-presenter";
 import { updateRepositoryPolicy } from "@/server/domain/repositories/settings-service";
-import { registerGithubRepository, zRegisterGithubRepositoryInput } from "@/server/domain/repositories/register-service";
+import { createLocalRepository, installationCandidates, registerFromInstallation, registerGithubRepository } from "@/server/domain/repositories/add-service";
+import { zCreateLocalRepositoryInput, zRegisterFromInstallationInput, zRegisterGithubRepositoryInput } from "@/server/domain/repositories/schemas";
+import { sealingKey } from "@/server/domain/github-app/key";
 import { env } from "@/server/env";
+import { resolve } from "node:path";
 import { z } from "zod";
 import { adminProcedure, protectedProcedure, repositoryProcedure, router } from "../init";
 
 // A repository's settings: its viewers read them; its admins (or an Airlock admin) change the
 // policy and the members. The services check the role again inside their transactions.
 
+const zAdded = z.object({ id: z.string(), fullName: z.string(), forge: z.enum(["github", "local"]), created: z.boolean() });
+
 export const repositorySettingsRouter = router({
   list: protectedProcedure.query(({ ctx }) => settingsRepositories({ db: ctx.db, actor: ctx.user })),
 
-  /** An Airlock admin registers a GitHub repository by name. */
+  /** An Airlock admin registers a GitHub repository by name or URL. */
   register: adminProcedure
     .input(zRegisterGithubRepositoryInput)
-    .output(z.object({ id: z.string(), fullName: z.string() }))
+    .output(zAdded)
     .mutation(({ ctx, input }) => registerGithubRepository({ db: ctx.db, actor: ctx.user, input, githubUrl: env.GITHUB_URL })),
+
+  /** An Airlock admin creates a repository of the local forge (a bare git repository with a first commit). */
+  createLocal: adminProcedure
+    .input(zCreateLocalRepositoryInput)
+    .output(zAdded)
+    .mutation(({ ctx, input }) => createLocalRepository({ db: ctx.db, actor: ctx.user, input, dataDir: resolve(env.AIRLOCK_DATA_DIR) })),
+
+  /** The GitHub App's installations and their repositories (Airlock admins), for "Add repository". */
+  installationCandidates: adminProcedure.query(({ ctx }) => installationCandidates({ db: ctx.db, actor: ctx.user, key: sealingKey(), apiUrl: env.GITHUB_API_URL ?? null })),
+
+  /** An Airlock admin adds one repository of an installation (GitHub is asked again that it covers it). */
+  registerFromInstallation: adminProcedure
+    .input(zRegisterFromInstallationInput)
+    .output(zAdded)
+    .mutation(({ ctx, input }) =>
+      registerFromInstallation({ db: ctx.db, actor: ctx.user, input, key: sealingKey(), githubUrl: env.GITHUB_URL, apiUrl: env.GITHUB_API_URL ?? null }),
+    ),
 
   get: repositoryProcedure("viewer").query(({ ctx }) => repositorySettings({ db: ctx.db, actor: ctx.user, repositoryId: ctx.repositoryId })),
 

@@ -18,7 +18,18 @@ export class AppHttpError extends Error {
 }
 
 export type FakeApp = { id: number; slug: string; name: string; owner: string; pem: string; publicKey: KeyObject; webhookSecret: string; clientId: string; clientSecret: string };
-export type FakeInstallation = { id: number; appId: number; account: string; accountType: "User" | "Organization"; repositories: string[]; suspended: boolean };
+export type FakeInstallation = {
+  id: number;
+  appId: number;
+  account: string;
+  accountType: "User" | "Organization";
+  repositories: string[];
+  suspended: boolean;
+  /** Repositories listed as public (the others are private). */
+  publicRepositories?: string[];
+  /** Default branches other than main. */
+  defaultBranches?: Record<string, string>;
+};
 type IssuedToken = { token: string; installationId: number; repositories: string[] | null; expiresAt: number };
 
 export type FakeApps = {
@@ -26,7 +37,7 @@ export type FakeApps = {
   manifestCode(manifest: Record<string, unknown>, owner: string): string;
   /** An app that exists already (the "existing app" path), with its private key. */
   createApp(opts: { name: string; owner: string }): FakeApp;
-  install(opts: { appId: number; account: string; accountType?: "User" | "Organization"; repositories: string[] }): FakeInstallation;
+  install(opts: { appId: number; account: string; accountType?: "User" | "Organization"; repositories: string[]; publicRepositories?: string[]; defaultBranches?: Record<string, string> }): FakeInstallation;
   app(id: number): FakeApp | undefined;
   installation(id: number): FakeInstallation | undefined;
   /** Tokens issued so far (the tests check scopes and refreshes). */
@@ -126,6 +137,22 @@ export function createFakeApps(base: () => string): FakeApps {
     access_tokens_url: `${base()}/app/installations/${i.id}/access_tokens`,
   });
 
+  // A repository as GET /installation/repositories lists it (the fields Airlock reads, GitHub's names).
+  const repositoryJson = (i: FakeInstallation, full: string, n: number) => {
+    const isPrivate = !i.publicRepositories?.includes(full);
+    return {
+      id: 9000 + n,
+      node_id: `R_${i.id}_${n}`,
+      name: full.split("/")[1],
+      full_name: full,
+      private: isPrivate,
+      visibility: isPrivate ? "private" : "public",
+      owner: { login: i.account, id: 1, type: i.accountType },
+      html_url: `https://github.example.test/${full}`,
+      default_branch: i.defaultBranches?.[full] ?? "main",
+    };
+  };
+
   return {
     issued,
     now,
@@ -135,8 +162,8 @@ export function createFakeApps(base: () => string): FakeApps {
       return code;
     },
     createApp: ({ name, owner }) => newApp(name, owner),
-    install({ appId, account, accountType = "Organization", repositories }) {
-      const i: FakeInstallation = { id: nextId++, appId, account, accountType, repositories, suspended: false };
+    install({ appId, account, accountType = "Organization", repositories, publicRepositories, defaultBranches }) {
+      const i: FakeInstallation = { id: nextId++, appId, account, accountType, repositories, suspended: false, publicRepositories, defaultBranches };
       installations.set(i.id, i);
       return i;
     },
@@ -160,10 +187,23 @@ export function createFakeApps(base: () => string): FakeApps {
         const app = newApp(name, pending.owner, pending.manifest);
         return { status: 201, body: { ...appJson(app, pending.manifest), client_id: app.clientId, client_secret: app.clientSecret, webhook_secret: app.webhookSecret, pem: app.pem } };
       }
+      // The installation's own view (an installation token, not the app's JWT): its repositories.
+      if (req.method === "GET" && req.path === "/installation/repositories") {
+        const m = req.authorization?.match(/^(?:token|bearer) (ghs_.+)$/i);
+        const t = m ? tokens.get(m[1] as string) : undefined;
+        const i = t ? installations.get(t.installationId) : undefined;
+        if (!t || t.expiresAt <= now() || !i || i.suspended) throw new AppHttpError(401, "Bad credentials", `${docs}#list-repositories-accessible-to-the-app-installation`);
+        const visible = i.repositories.map((full, n) => ({ full, n })).filter(({ full }) => !t.repositories || t.repositories.includes(full.toLowerCase()));
+        const repositories = visible.map(({ full, n }) => repositoryJson(i, full, n));
+        return { status: 200, body: { total_count: repositories.length, repository_selection: "selected", repositories } };
+      }
       if (!req.path.startsWith("/app")) return null;
       if (req.path.startsWith("/app-manifests/")) throw new AppHttpError(404, "Not Found", docs);
       const app = appFromJwt(req.authorization);
       if (req.method === "GET" && req.path === "/app") return { status: 200, body: appJson(app) };
+      if (req.method === "GET" && req.path === "/app/installations") {
+        return { status: 200, body: [...installations.values()].filter((i) => i.appId === app.id).map(installationJson) };
+      }
       if (req.method === "GET" && (g = req.path.match(/^\/app\/installations\/(\d+)$/))) {
         const i = installations.get(Number(g[1]));
         if (!i || i.appId !== app.id) throw new AppHttpError(404, "Not Found", `${docs}#get-an-installation-for-the-authenticated-app`);

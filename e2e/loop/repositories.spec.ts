@@ -1,0 +1,125 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { execFileSync } from "node:child_process";
+import { failedWorkflowJob } from "@/server/domain/ingest/fixtures/deliveries";
+import { E2E_WEBHOOK_SECRET } from "../metrics-token";
+import { loopDataDir, loopDb } from "../db";
+import { expect, signIn, test } from "../fixtures";
+
+// A new user's first repositories, against `next start` with a running worker (the worker
+// evaluates deliveries, as in production):
+// - an admin adds a new local-forge repository from Settings → Repositories: a real bare git
+//   repository with its first commit, listed with its forge;
+// - GitHub sends a failure for a repository Airlock does not know: the deliveries page shows it
+//   ignored and why; the admin registers the repository by its URL ("Add repository"),
+//   re-evaluates the delivery, and exactly one run comes of it; again, and it is a duplicate;
+// - a viewer sees no "Add repository" and the procedures refuse them.
+
+const sign = (body: string) => `sha256=${createHmac("sha256", E2E_WEBHOOK_SECRET).update(body).digest("hex")}`;
+
+test("an admin adds repositories; an unregistered delivery, registered and re-evaluated, makes exactly one run; a viewer cannot add", async ({ page, baseURL }) => {
+  test.setTimeout(180_000);
+  const db = await loopDb(test.info().project.name);
+  const count = async (sql: string, params: unknown[]) => Number((await db.query<{ n: string }>(sql, params)).rows[0]?.n ?? 0);
+  try {
+    const suffix = randomBytes(3).toString("hex");
+    await signIn(page, baseURL!, "user_admin");
+
+    // A new local-forge repository.
+    const local = `team${suffix}/service`;
+    await page.goto("/settings");
+    await page.getByRole("link", { name: "Repositories" }).first().click();
+    await expect(page).toHaveURL(/\/settings\/repositories$/);
+    await expect(page.getByRole("link", { name: "Repositories", exact: true }).and(page.locator("[aria-current=page]"))).toBeVisible();
+    await page.getByRole("button", { name: "Add repository" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add repository" });
+    // No GitHub App is configured on this server: the dialog says how to configure one.
+    await expect(dialog).toContainText("No GitHub App is configured");
+    await expect(dialog.getByRole("link", { name: "Settings → GitHub" })).toHaveAttribute("href", "/settings/github");
+    await dialog.getByRole("tab", { name: "New local repository" }).click();
+    const localForm = dialog.getByRole("form", { name: "Create a local repository" });
+    await localForm.getByLabel("owner/name").fill("../escape");
+    await localForm.getByRole("button", { name: "Create repository" }).click();
+    await expect(localForm.getByRole("alert")).toContainText("not starting with");
+    await localForm.getByLabel("owner/name").fill(local);
+    await localForm.getByLabel("Check command (optional)").fill("npm test");
+    await localForm.getByRole("button", { name: "Create repository" }).dblclick();
+    await expect(dialog).toBeHidden();
+    const localRow = page.getByTestId("repositories-table").locator(`tr[data-repository="${local}"]`);
+    await expect(localRow).toContainText("local");
+    await expect(localRow).toContainText("enabled");
+    expect(await count(`SELECT count(*) AS n FROM "Repository" WHERE "fullName" = $1 AND "forge" = 'local' AND "checkCommand" = 'npm test'`, [local])).toBe(1);
+    const bare = `${loopDataDir(test.info().project.name)}/forge/${local}.git`;
+    expect(execFileSync("git", ["--git-dir", bare, "log", "--format=%s", "main"], { encoding: "utf8" }).trim()).toBe("Initial commit");
+
+    // GitHub sends a failure for a repository Airlock does not know.
+    const fullName = `newcomer${suffix}/hello-world`;
+    const deliveryId = `e2e-${randomBytes(8).toString("hex")}`;
+    const delivery = failedWorkflowJob({ repo: fullName, runId: 900 + Number.parseInt(suffix, 16), jobId: 77, jobName: "test", step: "npm test", headSha: randomBytes(20).toString("hex"), headBranch: "main" });
+    const body = JSON.stringify(delivery.payload);
+    const res = await page.request.post(`${baseURL}/api/webhooks/github`, {
+      headers: { "content-type": "application/json", "x-github-event": delivery.event, "x-github-delivery": deliveryId, "x-hub-signature-256": sign(body) },
+      data: body,
+    });
+    expect(res.status()).toBe(202);
+    const row = page.locator(`[data-delivery-id="${deliveryId}"]`);
+    await expect(async () => {
+      await page.goto(`/deliveries?repository=${encodeURIComponent(fullName)}`);
+      await expect(row).toContainText("ignored", { timeout: 1000 });
+    }).toPass({ timeout: 60_000 });
+    await expect(row).toContainText("workflow_job.completed");
+    await expect(row).toContainText("not registered");
+    await expect(row).toContainText(`repository ${fullName} is not registered in Airlock`);
+    await expect(row).toContainText("nothing");
+
+    // The admin registers it by its GitHub URL; a double click registers it once.
+    await page.goto("/settings/repositories");
+    await page.getByRole("button", { name: "Add repository" }).click();
+    await dialog.getByRole("tab", { name: "GitHub URL or name" }).click();
+    const githubForm = dialog.getByRole("form", { name: "Register a GitHub repository" });
+    await githubForm.getByLabel("GitHub URL or owner/name").fill(`https://github.com/${fullName}`);
+    await githubForm.getByRole("button", { name: "Register repository" }).dblclick();
+    await expect(dialog).toBeHidden();
+    const listed = page.getByTestId("repositories-table").locator(`tr[data-repository="${fullName}"]`);
+    await expect(listed).toContainText("github");
+    // Its last delivery is the one GitHub sent before it was registered.
+    await expect(listed).toContainText("workflow_job · ignored");
+    expect(await count(`SELECT count(*) AS n FROM "Repository" WHERE "fullName" = $1`, [fullName])).toBe(1);
+
+    // Re-evaluate: the worker evaluates it again, and exactly one run exists.
+    await page.goto(`/deliveries?repository=${encodeURIComponent(fullName)}`);
+    await row.getByRole("button", { name: "Re-evaluate" }).click();
+    await expect(async () => {
+      await page.reload();
+      await expect(row).toContainText("accepted", { timeout: 1000 });
+    }).toPass({ timeout: 60_000 });
+    await expect(row.getByRole("link", { name: /^run #\d+$/ })).toHaveCount(1);
+    const runs = `SELECT count(*) AS n FROM "AgentDispatchRun" r JOIN "Repository" p ON p."id" = r."repositoryId" WHERE p."fullName" = $1`;
+    expect(await count(runs, [fullName])).toBe(1);
+
+    // Again: the dedupe key holds, no second run.
+    await row.getByRole("button", { name: "Re-evaluate" }).click();
+    await expect(async () => {
+      await page.reload();
+      await expect(row).toContainText("re-evaluated 2×", { timeout: 1000 });
+      await expect(row).not.toContainText("waiting", { timeout: 1000 });
+    }).toPass({ timeout: 60_000 });
+    await expect(row.getByRole("link", { name: /^run #\d+$/ })).toHaveCount(1);
+    expect(await count(runs, [fullName])).toBe(1);
+
+    // A viewer: no "Add repository", and the procedures refuse them.
+    await signIn(page, baseURL!, "user_viewer");
+    await page.goto("/settings/repositories");
+    await expect(page.getByTestId("repositories-table")).toBeVisible();
+    await expect(page.getByRole("button", { name: "Add repository" })).toHaveCount(0);
+    for (const [path, json] of [
+      ["repositorySettings.register", { fullName: `${fullName}-viewer` }],
+      ["repositorySettings.createLocal", { requestId: crypto.randomUUID(), fullName: `${local}-viewer` }],
+    ] as const) {
+      const refused = await page.request.post(`${baseURL}/api/trpc/${path}`, { headers: { "content-type": "application/json", origin: baseURL! }, data: { json } });
+      expect(refused.status(), path).toBe(403);
+    }
+    expect(await count(`SELECT count(*) AS n FROM "Repository" WHERE "fullName" LIKE '%-viewer'`, [])).toBe(0);
+  } finally {
+    await db.end();
+  }
+});
