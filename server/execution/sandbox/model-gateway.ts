@@ -148,7 +148,9 @@ export async function startModelGateway(socketPath: string, spec: ModelGatewaySp
           // Once, also when the agent hangs up mid-answer: what was billed so far still counts.
           let reported = false;
           const report = () => {
-            if (!reported) (reported = true), reader.end();
+            if (reported) return;
+            reported = true;
+            reader.end();
           };
           answer.on("end", report);
           answer.on("close", report);
