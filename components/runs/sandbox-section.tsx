@@ -41,6 +41,18 @@ export function SandboxSection({ run }: { run: RunDetailView }) {
                 {started.network.mode === "none" ? " (its own loopback only)" : started.network.mode === "open" ? " (any host but this machine)" : " (only through the egress proxy)"}
               </span>
             </Field>
+            {started.modelGateway && (
+              <Field label="Model API">
+                <span className="font-mono text-xs">{started.modelGateway}</span>
+                <span className="text-xs text-zinc-600 dark:text-zinc-400">
+                  {" "}
+                  through Airlock&apos;s gateway: the key stays outside the sandbox
+                  {view?.metered
+                    ? `; ${view.metered.calls} ${view.metered.calls === 1 ? "call" : "calls"} metered, ${view.metered.models.reduce((n, m) => n + m.inputTokens + m.cacheReadTokens + m.cacheWriteTokens, 0).toLocaleString("en")} tokens in, ${view.metered.models.reduce((n, m) => n + m.outputTokens, 0).toLocaleString("en")} out`
+                    : ""}
+                </span>
+              </Field>
+            )}
             {started.network.mode === "restricted" && (
               <Field label="Allowed hosts">
                 <Names names={started.network.allowedHosts} />

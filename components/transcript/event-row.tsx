@@ -341,6 +341,15 @@ function EventBody({ row, runId, expanded, collapsed, query, onToggle, onToggleS
     case "sandbox": {
       // Written by the worker (an agent cannot emit it): what contains the agent, what it refused.
       if (s(p.phase) === "blocked") return summaryLine("blocked", `${clip(s(p.host), 300)}:${n(p.port) ?? "?"} — ${clip(s(p.reason), 300)}`, "danger");
+      if (s(p.phase) === "metered") {
+        const models = Array.isArray(p.models) ? (p.models as Record<string, unknown>[]) : [];
+        const sum = (keys: string[]) => models.reduce((t, m) => t + keys.reduce((u, k) => u + (typeof m[k] === "number" ? (m[k] as number) : 0), 0), 0);
+        return summaryLine(
+          "metered",
+          `Model API: ${n(p.calls) ?? 0} calls through Airlock's gateway, ${sum(["inputTokens", "cacheReadTokens", "cacheWriteTokens"]).toLocaleString("en")} tokens in, ${sum(["outputTokens"]).toLocaleString("en")} out (the model API's own figures)`,
+          "muted",
+        );
+      }
       if (s(p.phase) === "ended") {
         return s(p.reason)
           ? summaryLine("sandbox", clip(s(p.reason), 500), "danger")

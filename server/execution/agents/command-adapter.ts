@@ -6,7 +6,8 @@ import { constants as osConstants, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { type AgentEvent, truncateText } from "@/server/domain/events/catalogue";
 import { launchAgentProcess, SandboxLaunchError, type SandboxedProcess } from "@/server/execution/sandbox/launch";
-import type { ModelGatewaySpec } from "@/server/execution/sandbox/model-gateway";
+import type { SandboxMetered } from "@/server/execution/sandbox/events";
+import type { GatewayUsage, ModelGatewaySpec } from "@/server/execution/sandbox/model-gateway";
 import { type ArtifactLimits, collectArtifacts, defaultArtifactLimits } from "./artifacts";
 import { EventChannel } from "./event-channel";
 import { LineSplitter } from "./line-splitter";
@@ -130,6 +131,7 @@ async function startCommand(config: CommandAdapterConfig, options: AgentStartOpt
   }
 
   const sandbox = options.sandbox;
+  const metered = meteredTotals();
   let proc: SandboxedProcess;
   const pending: SessionEvent[] = [...(prepared?.events ?? [])];
   let emit = (e: SessionEvent): void => {
@@ -150,6 +152,7 @@ async function startCommand(config: CommandAdapterConfig, options: AgentStartOpt
       stateDir: sandbox.kind === "bubblewrap" ? sandbox.stateDir : sessionDir,
       onBlocked: (b) => emit({ type: "sandbox", payload: { phase: "blocked", ...b } }),
       modelGateway: prepared?.modelGateway,
+      onModelUsage: (u) => emit({ type: "sandbox", payload: metered.add(u) }),
     });
   } catch (err) {
     await rm(sessionDir, { recursive: true, force: true });
@@ -170,6 +173,21 @@ async function startCommand(config: CommandAdapterConfig, options: AgentStartOpt
   const session = runSession({ config, options, proc, sessionId, sessionDir, home, command, pending, launch });
   emit = session.emit;
   return session.session;
+}
+
+/** The attempt's model usage per model, summed from the gateway's reports (the `metered` sandbox event). */
+function meteredTotals() {
+  const byModel = new Map<string, SandboxMetered["models"][number]>();
+  let calls = 0;
+  return {
+    add(u: GatewayUsage): SandboxMetered {
+      calls++;
+      const key = u.model ?? "";
+      const t = byModel.get(key) ?? { model: u.model, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+      byModel.set(key, { model: u.model, inputTokens: t.inputTokens + u.inputTokens, outputTokens: t.outputTokens + u.outputTokens, cacheReadTokens: t.cacheReadTokens + u.cacheReadTokens, cacheWriteTokens: t.cacheWriteTokens + u.cacheWriteTokens });
+      return { phase: "metered", calls, models: [...byModel.values()].slice(0, 50) };
+    },
+  };
 }
 
 /** The command's path on the agent's PATH (or relative to its cwd), or null when it is not there. */

@@ -83,7 +83,17 @@ describe.skipIf(!testHostAddress || !existsSync(installedClaudeBinary()))("a cla
     );
     const attempt = after.attempts[0]!;
     expect(attempt.status).toBe("failed");
-    expect(attempt.exitReason).toMatch(/^Cost cap reached: stopped at \$0\.6\d{3} of the \$0\.5000 cap \(Airlock's meter stopped the session, estimated from Airlock's price table\)$/);
+    // Whichever meter reading arrives first stops it: the CLI's report of the message, or the
+    // model gateway's own reading of the model API's answer.
+    expect(attempt.exitReason).toMatch(
+      /^Cost cap reached: stopped at \$0\.6\d{3} of the \$0\.5000 cap \(Airlock's meter stopped the session, (estimated from Airlock's price table|metered by Airlock's model gateway from the model API's own usage)\)$/,
+    );
+    // The gateway metered the model API's answers itself, whatever the agent says of them.
+    const metered = events.find((e) => e.type === "sandbox" && (e.payload as { phase: string }).phase === "metered")?.payload as
+      | { calls: number; models: { model: string | null; inputTokens: number; outputTokens: number }[] }
+      | undefined;
+    expect(metered?.calls).toBeGreaterThanOrEqual(1);
+    expect(metered?.models.find((m) => m.model === "claude-sonnet-4-5")?.inputTokens).toBeGreaterThanOrEqual(200_000);
     expect(Number(attempt.costUsd)).toBeGreaterThanOrEqual(0.6);
     expect(attempt.costUnknown).toBeNull();
     // Stopped within the kill grace, not after the 300 s sleep; the sleep is gone with the CLI.

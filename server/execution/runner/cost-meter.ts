@@ -1,11 +1,15 @@
 import type { AgentEvent } from "@/server/domain/events/catalogue";
-import { formatBudgetUsd, priceUsage } from "@/server/execution/agents/pricing";
+import { formatBudgetUsd, priceUsage, sumPriced } from "@/server/execution/agents/pricing";
+import type { SandboxMetered } from "@/server/execution/sandbox/events";
 
 // Airlock's own cost meter for one attempt, for every adapter that reports usage: each cost
 // event (cumulative totals) gets its dollars (the agent's own, the CLI's, or the price table's
 // estimate; unknown for a model without a price) and is checked against the stack's cap. At
 // the cap the runner stops the session and the attempt fails with the figures; a failed attempt
-// is never retried automatically (finish-attempt.ts), so no retry spends more. Pure.
+// is never retried automatically (finish-attempt.ts), so no retry spends more. Where the model
+// calls pass Airlock's model gateway, the gateway's figures (the model API's own usage, priced
+// by the table) are held to the cap too: whichever is higher counts, so an agent that reports
+// less than it spends is still stopped. Pure.
 
 type CostPayload = Extract<AgentEvent, { type: "cost" }>["payload"];
 
@@ -23,6 +27,7 @@ export function createCostMeter(opts: { capUsd: number }) {
   let last: { usd: number; basis: string } | undefined;
   let warnedUnknown = false;
   let over: string | undefined;
+  const meteredBasis = "metered by Airlock's model gateway from the model API's own usage";
 
   const reason = (usd: number, basis: string, by: string) =>
     `Cost cap reached: stopped at ${formatBudgetUsd(usd)} of the ${formatBudgetUsd(cap)} cap (${by}, ${basis})`;
@@ -55,6 +60,16 @@ export function createCostMeter(opts: { capUsd: number }) {
         return { payload, notes, over };
       }
       return { payload, notes };
+    },
+    /** The gateway's cumulative report: at the cap, the reason to stop (once). Unpriced models are left to the agent's figures. */
+    observeMetered(report: SandboxMetered): { over?: string } {
+      const priced = sumPriced(report.models.map((m) => priceUsage(m.model, m)));
+      if (priced.kind !== "priced") return {};
+      if (cap > 0 && over === undefined && priced.usd >= cap) {
+        over = reason(priced.usd, meteredBasis, "Airlock's meter stopped the session");
+        return { over };
+      }
+      return {};
     },
     /** The budget reason for an attempt that ended failed at or past the cap by the agent's own stop. */
     endedAtCap(): string | undefined {

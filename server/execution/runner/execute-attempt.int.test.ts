@@ -80,6 +80,8 @@ describe("run.dispatch: admission and attempt execution", () => {
     const { ctx, run, local } = await setup({ spec: scriptedSpec({ approvalMode: "exceptions_allowed" }) });
     await getDb().repository.update({ where: { id: local.repository.id }, data: { writeBackExceptions: ["push_commits"] } });
     const r = await run();
+    // The repository's own code (a push to main), as evaluation records it: a fork's would wait for a person.
+    await getDb().agentDispatchRun.update({ where: { id: r.id }, data: { origin: "repository" } });
     await dispatchRunTask({ runId: r.id }, ctx);
     await drain(ctx);
     const db = getDb();

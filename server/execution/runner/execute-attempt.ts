@@ -21,6 +21,7 @@ import { boundText } from "@/server/lib/text-boundary";
 import { buildAdapter, grantedEnvironment, grantsOf, sandboxFor } from "./adapters";
 import { preflightMcpServers } from "./mcp-preflight";
 import { createCostMeter } from "./cost-meter";
+import type { SandboxMetered } from "@/server/execution/sandbox/events";
 import type { RunnerSettings } from "./settings";
 import type { AttemptRegistry, StopRequest } from "./attempt-registry";
 import { EventBatcher } from "./event-batcher";
@@ -183,18 +184,28 @@ export async function executeAttempt(deps: RunnerDeps, claim: Started): Promise<
     const backstop = setTimeout(() => live.cancel("wall-clock backstop"), wallClockMs + 60_000);
     const redactor = new TranscriptRedactor(secrets);
     const meter = createCostMeter({ capUsd: stack.spec.limits.maxCostUsd });
+    // The gateway reports after every model call; the transcript keeps the last report, once.
+    let lastMetered: SandboxMetered | null = null;
+    const stopAt = (over: string) => {
+      // At the cap: the session (its whole process tree) is stopped, the attempt fails with the figures.
+      log(`${tag}: ${over}`);
+      batcher.push({ type: "log", payload: { stream: "system", text: `${over}. The agent session is being stopped.` } });
+      live.cancel(over);
+    };
     for await (const event of live.events) {
+      if (event.type === "sandbox" && event.payload.phase === "metered") {
+        lastMetered = event.payload;
+        const { over } = meter.observeMetered(event.payload);
+        if (over) stopAt(over);
+        continue;
+      }
+      if (event.type === "sandbox" && event.payload.phase === "ended" && lastMetered) batcher.push({ type: "sandbox", payload: lastMetered });
       if (event.type === "artifact_produced") await storeArtifact(event.payload.name);
       else if (event.type === "cost") {
         const reading = meter.observe(event.payload);
         batcher.push(redactor.redact({ type: "cost", payload: reading.payload }));
         for (const note of reading.notes) batcher.push(note);
-        if (reading.over) {
-          // At the cap: the session (its whole process tree) is stopped, the attempt fails with the figures.
-          log(`${tag}: ${reading.over}`);
-          batcher.push({ type: "log", payload: { stream: "system", text: `${reading.over}. The agent session is being stopped.` } });
-          live.cancel(reading.over);
-        }
+        if (reading.over) stopAt(reading.over);
       } else batcher.push(redactor.redact(event));
     }
     const masked = redactor.masked;

@@ -3,7 +3,7 @@ import { zAllowedHost, zNetworkMode, zSandboxLimits } from "./policy";
 
 // The `sandbox` run event: what an attempt's sandbox enforced (when it started), each
 // connection its egress proxy refused, and how it ended (with the limit that ended it, if one
-// did). Written by the worker, never by an agent: an agent's stdout can only produce agent
+// did), and the model API's usage as Airlock's model gateway saw it. Written by the worker, never by an agent: an agent's stdout can only produce agent
 // events (zAgentEvent), so no line it prints can claim to be one of these.
 
 export const zSandboxKind = z.enum(["bubblewrap", "kubernetes", "none"]);
@@ -18,6 +18,8 @@ export const zSandboxStarted = z.object({
   limits: zSandboxLimits.nullable(),
   /** What the agent runs as, in words ("uid 1000 in its own user namespace (host uid 2000123)"). */
   user: z.string().max(200).nullable(),
+  /** The model API's host when the agent reaches it through Airlock's gateway (the key held outside). */
+  modelGateway: z.string().max(300).nullish(),
 });
 
 export const zSandboxBlocked = z.object({
@@ -40,9 +42,21 @@ export const zSandboxEnded = z.object({
   blockedConnections: z.number().int().min(0),
 });
 
-export const zSandboxPayload = z.discriminatedUnion("phase", [zSandboxStarted, zSandboxBlocked, zSandboxEnded]);
+const zTokens = z.number().int().min(0);
+
+/** The attempt's model usage so far (cumulative, per model) as the model API answered the gateway. */
+export const zSandboxMetered = z.object({
+  phase: z.literal("metered"),
+  calls: z.number().int().min(0),
+  models: z
+    .array(z.object({ model: z.string().max(200).nullable(), inputTokens: zTokens, outputTokens: zTokens, cacheReadTokens: zTokens, cacheWriteTokens: zTokens }))
+    .max(50),
+});
+
+export const zSandboxPayload = z.discriminatedUnion("phase", [zSandboxStarted, zSandboxBlocked, zSandboxEnded, zSandboxMetered]);
 
 export type SandboxPayload = z.infer<typeof zSandboxPayload>;
 export type SandboxStarted = z.infer<typeof zSandboxStarted>;
 export type SandboxBlocked = z.infer<typeof zSandboxBlocked>;
 export type SandboxEnded = z.infer<typeof zSandboxEnded>;
+export type SandboxMetered = z.infer<typeof zSandboxMetered>;

@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { bwrapArgs, proxyEnvironment, sandboxModelBaseUrl, sandboxUid } from "./bwrap-args";
 import { type BlockedConnection, startEgressProxy } from "./egress-proxy";
-import { type ModelGatewaySpec, placeholderKey, startModelGateway } from "./model-gateway";
+import { type GatewayUsage, type ModelGatewaySpec, placeholderKey, startModelGateway } from "./model-gateway";
 import type { SandboxEnded, SandboxStarted } from "./events";
 import { recordSandbox } from "./lifetime";
 import { type LimitHit, pidNamespaceOf, processesIn, processTree, startMonitor } from "./monitor";
@@ -49,6 +49,8 @@ export type SandboxSpec = {
    * unsandboxed trusted pool) the agent gets the upstream and the key itself.
    */
   modelGateway?: ModelGatewaySpec;
+  /** Each model answer's usage, as the model API sent it through the gateway (sandboxed only). */
+  onModelUsage?: (usage: GatewayUsage) => void;
 };
 
 export type LaunchRequest = ({ kind: "bubblewrap" } | { kind: "none"; reason: string }) & SandboxSpec;
@@ -136,7 +138,7 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
   const modelSocket = req.modelGateway ? join(req.sessionDir, "model.sock") : null;
   let gateway: Awaited<ReturnType<typeof startModelGateway>> | null = null;
   try {
-    gateway = modelSocket && req.modelGateway ? await startModelGateway(modelSocket, req.modelGateway) : null;
+    gateway = modelSocket && req.modelGateway ? await startModelGateway(modelSocket, req.modelGateway, req.onModelUsage) : null;
   } catch (err) {
     await proxy?.close();
     throw err;
@@ -278,6 +280,7 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
     network: { mode: req.network.mode, allowedHosts: req.network.mode === "none" ? [] : req.network.allowedHosts.slice(0, 200) },
     limits,
     user: `uid ${sandboxUid}, not root, in its own user namespace${hostUid !== null ? ` (host uid ${hostUid})` : ""}`,
+    ...(req.modelGateway ? { modelGateway: new URL(req.modelGateway.upstream).host } : {}),
   };
 
   return {

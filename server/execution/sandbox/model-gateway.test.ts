@@ -32,6 +32,20 @@ beforeEach(async () => {
         setTimeout(() => res.end("event: message_stop\ndata: {}\n\n"), 20);
         return;
       }
+      if (req.url?.startsWith("/v1/messages") && body.includes('"stream":true')) {
+        // The Messages API's streamed shape: the model and input usage first, output usage in deltas.
+        res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
+        res.write('event: message_start\ndata: {"type":"message_start","message":{"model":"claude-sonnet-4-5","usage":{"input_tokens":1200,"cache_read_input_tokens":300,"cache_creation_input_tokens":40,"output_tokens":1}}}\n\n');
+        res.write('event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}\n\n');
+        if (body.includes("hang")) return; // the agent hangs up before the end
+        res.end('event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":77}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n');
+        return;
+      }
+      if (req.url?.startsWith("/v1/messages")) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ type: "message", model: "claude-haiku-4-5", usage: { input_tokens: 50, output_tokens: 9 } }));
+        return;
+      }
       res.writeHead(201, { "content-type": "application/json", "x-upstream": "yes" });
       res.end(JSON.stringify({ ok: true }));
     });
@@ -95,6 +109,30 @@ describe("the model gateway", () => {
       expect(JSON.parse(answer.body)).toMatchObject({ type: "error", error: { type: "airlock_gateway_error" } });
     }
     expect(seen).toHaveLength(0);
+  });
+
+  it("meters each model answer from the model API's own usage: streamed, JSON, and one the agent hung up on", async () => {
+    const seenUsage: unknown[] = [];
+    gateway = await startModelGateway(socketPath, spec(upstreamUrl()), (u) => seenUsage.push(u));
+    await call("POST", "/v1/messages?beta=true", {}, '{"stream":true}');
+    await call("POST", "/v1/messages", {}, '{"stream":false}');
+    await call("POST", "/v1/messages/count_tokens", {}, "{}");
+    // Hang up mid-stream: the input already billed still counts.
+    await new Promise<void>((resolve) => {
+      const req = request({ socketPath, method: "POST", path: "/v1/messages", headers: { "content-length": "27" } }, (res) => {
+        res.once("data", () => {
+          req.destroy();
+          setTimeout(resolve, 100);
+        });
+      });
+      req.on("error", () => undefined);
+      req.end('{"stream":true,"x":"hang"}\n');
+    });
+    expect(seenUsage).toEqual([
+      { model: "claude-sonnet-4-5", inputTokens: 1200, outputTokens: 77, cacheReadTokens: 300, cacheWriteTokens: 40 },
+      { model: "claude-haiku-4-5", inputTokens: 50, outputTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      { model: "claude-sonnet-4-5", inputTokens: 1200, outputTokens: 1, cacheReadTokens: 300, cacheWriteTokens: 40 },
+    ]);
   });
 
   it("an upstream that does not answer is a 502 in the Messages API's error shape", async () => {

@@ -22,6 +22,73 @@ export type ModelGatewaySpec = {
 
 export type ModelGateway = { close(): Promise<void> };
 
+/** One model response's usage as the model API reported it to the gateway (not the agent's word). */
+export type GatewayUsage = { model: string | null; inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number };
+
+const maxMeteredJsonBytes = 16 * 1024 * 1024;
+const maxSseLineBytes = 1024 * 1024;
+
+type ApiUsage = { input_tokens?: unknown; output_tokens?: unknown; cache_read_input_tokens?: unknown; cache_creation_input_tokens?: unknown };
+const count = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0);
+
+/**
+ * Reads the usage out of a Messages API answer as it passes: a streamed one (message_start
+ * carries the model and input usage, each message_delta the output so far) or a JSON one.
+ * Calls done() once, at the end, with what it saw (or nothing when the answer carried no usage).
+ */
+function usageReader(streamed: boolean, done: (u: GatewayUsage) => void) {
+  let model: string | null = null;
+  const u = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  let seen = false;
+  const take = (usage: ApiUsage | undefined, withInput: boolean) => {
+    if (!usage || typeof usage !== "object") return;
+    seen = true;
+    if (withInput || usage.input_tokens !== undefined) u.inputTokens = Math.max(u.inputTokens, count(usage.input_tokens));
+    if (withInput || usage.cache_read_input_tokens !== undefined) u.cacheReadTokens = Math.max(u.cacheReadTokens, count(usage.cache_read_input_tokens));
+    if (withInput || usage.cache_creation_input_tokens !== undefined) u.cacheWriteTokens = Math.max(u.cacheWriteTokens, count(usage.cache_creation_input_tokens));
+    // Output usage in a delta is cumulative for the message.
+    u.outputTokens = Math.max(u.outputTokens, count(usage.output_tokens));
+  };
+  let buffer = "";
+  let overflow = false;
+  const onJson = (text: string) => {
+    try {
+      const o = JSON.parse(text) as { type?: string; model?: unknown; usage?: ApiUsage; message?: { model?: unknown; usage?: ApiUsage } };
+      if (o.type === "message_start") {
+        if (typeof o.message?.model === "string") model = o.message.model.slice(0, 200);
+        take(o.message?.usage, true);
+      } else if (o.type === "message_delta") take(o.usage, false);
+      else if (!streamed && o.type === "message") {
+        if (typeof o.model === "string") model = o.model.slice(0, 200);
+        take(o.usage, true);
+      }
+    } catch {
+      /* not JSON: not a usage report */
+    }
+  };
+  return {
+    push(chunk: Buffer) {
+      if (overflow) return;
+      buffer += chunk.toString("utf8");
+      if (!streamed) {
+        if (buffer.length > maxMeteredJsonBytes) overflow = true;
+        return;
+      }
+      let nl: number;
+      while ((nl = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, nl).replace(/\r$/, "");
+        buffer = buffer.slice(nl + 1);
+        if (line.startsWith("data:")) onJson(line.slice(5).trim());
+      }
+      if (buffer.length > maxSseLineBytes) buffer = "";
+    },
+    end() {
+      if (!streamed && !overflow) onJson(buffer);
+      if (seen) done({ model, ...u });
+    },
+  };
+}
+
 /** What the agent holds instead of the key. */
 export const placeholderKey = "airlock-model-gateway-holds-the-key";
 
@@ -47,7 +114,11 @@ function refuse(res: ServerResponse, status: number, message: string) {
   res.end(JSON.stringify({ type: "error", error: { type: "airlock_gateway_error", message } }));
 }
 
-export async function startModelGateway(socketPath: string, spec: ModelGatewaySpec): Promise<ModelGateway> {
+/**
+ * `onUsage`: each model answer's usage as the model API sent it, for Airlock's meter: the agent
+ * cannot under-report what passes here.
+ */
+export async function startModelGateway(socketPath: string, spec: ModelGatewaySpec, onUsage?: (u: GatewayUsage) => void): Promise<ModelGateway> {
   const upstream = new URL(spec.upstream);
   if (upstream.protocol !== "https:" && upstream.protocol !== "http:") throw new Error(`the model API base URL must be http(s): ${upstream.protocol}`);
   const prefix = upstream.pathname.replace(/\/+$/, "");
@@ -71,6 +142,19 @@ export async function startModelGateway(socketPath: string, spec: ModelGatewaySp
         const headers: Record<string, string | string[]> = {};
         for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !dropped.has(name)) headers[name] = value;
         res.writeHead(answer.statusCode ?? 502, headers);
+        if (onUsage && req.method === "POST" && /^\/v1\/messages(\?|$)/.test(path)) {
+          const reader = usageReader(String(answer.headers["content-type"] ?? "").includes("text/event-stream"), onUsage);
+          answer.on("data", (chunk: Buffer) => reader.push(chunk));
+          // Once, also when the agent hangs up mid-answer: what was billed so far still counts.
+          let reported = false;
+          const report = () => {
+            if (reported) return;
+            reported = true;
+            reader.end();
+          };
+          answer.on("end", report);
+          answer.on("close", report);
+        }
         answer.pipe(res);
         answer.on("error", () => res.destroy());
       },

@@ -1,4 +1,4 @@
-import { type SandboxBlocked, type SandboxEnded, type SandboxStarted, zSandboxPayload } from "./events";
+import { type SandboxBlocked, type SandboxEnded, type SandboxMetered, type SandboxStarted, zSandboxPayload } from "./events";
 
 // The run view's read of an attempt's sandbox: what it enforced, the connections it refused and
 // how it ended, from the attempt's `sandbox` events. Pure.
@@ -9,6 +9,8 @@ export type AttemptSandboxView = {
   /** More blocked connections than are listed. */
   blockedTotal: number;
   ended: SandboxEnded | null;
+  /** The model usage Airlock's gateway saw, latest (cumulative) report; null when none passed it. */
+  metered: SandboxMetered | null;
 };
 
 export const maxBlockedShown = 100;
@@ -19,10 +21,11 @@ export function sandboxViews(events: { attemptId: string | null; payload: unknow
     if (!e.attemptId) continue;
     const parsed = zSandboxPayload.safeParse(e.payload);
     if (!parsed.success) continue;
-    const view = (views[e.attemptId] ??= { started: null, blocked: [], blockedTotal: 0, ended: null });
+    const view = (views[e.attemptId] ??= { started: null, blocked: [], blockedTotal: 0, ended: null, metered: null });
     const p = parsed.data;
     if (p.phase === "started") view.started = p;
     else if (p.phase === "ended") view.ended = p;
+    else if (p.phase === "metered") view.metered = p;
     else {
       view.blockedTotal++;
       if (view.blocked.length < maxBlockedShown) view.blocked.push(p);
