@@ -21,7 +21,7 @@ const { sealingKey } = await import("@/server/domain/github-app/key");
 const { transitionRun } = await import("@/server/domain/runs/transition");
 const { REQUESTED_ACTIONS } = await import("./surface");
 const { syncCheckRun } = await import("./sync");
-const { processRequestedAction } = await import("./requested-action");
+const { githubCollaboratorRole, processRequestedAction } = await import("./requested-action");
 
 type Fake = Awaited<ReturnType<typeof startFakeGithub>>;
 const db = getDb();
@@ -77,6 +77,8 @@ const syncJobs = async (runId: string) => {
   return Number(rows[0]?.n ?? 0);
 };
 
+const collaboratorRole = () => githubCollaboratorRole({ app: async () => ({ appId: app.id, privateKey: app.pem }), baseUrl: fake.url });
+
 async function click(s: Awaited<ReturnType<typeof suggestion>>, checkRunId: number, opts: { identifier?: string; sender: { login: string; id: number; type?: "User" | "Bot" }; installationId?: number; checkRun?: Record<string, unknown>; deliveryId?: string }) {
   const delivery = checkRunRequestedAction({
     repo: s.fullName,
@@ -87,7 +89,7 @@ async function click(s: Awaited<ReturnType<typeof suggestion>>, checkRunId: numb
   });
   const posted = await post(delivery, opts.deliveryId);
   if (posted.status !== 202) return { posted, result: null };
-  return { posted, result: await processRequestedAction({ db, deliveryId: posted.deliveryId }) };
+  return { posted, result: await processRequestedAction({ db, deliveryId: posted.deliveryId, collaboratorRole: collaboratorRole() }) };
 }
 
 const move = (runId: string, from: "suggested" | "queued" | "running", to: "running" | "succeeded" | "failed") =>
@@ -152,6 +154,18 @@ describe("the check run", () => {
     ]);
     expect(after.actions).toEqual([]);
     expect(fake.checks.all(s.fullName)).toHaveLength(1);
+  });
+
+  it("a create whose answer was lost is found on the commit by its external id, not made twice", async () => {
+    const s = await suggestion();
+    await sync(s.runId);
+    // As if the worker died after GitHub created the check run and before Airlock stored its id.
+    await db.checkRunSurface.update({ where: { runId: s.runId }, data: { externalId: null, state: null } });
+    expect(await sync(s.runId)).toMatchObject({ kind: "written", state: "offered" });
+    const all = fake.checks.all(s.fullName);
+    expect(all).toHaveLength(1);
+    expect(all[0]!.history.map((h) => h.method)).toEqual(["POST", "PATCH"]);
+    expect((await db.checkRunSurface.findUniqueOrThrow({ where: { runId: s.runId } })).externalId).toBe(BigInt(all[0]!.id));
   });
 
   it("a failed run completes the check run neutral, never as a failed check Airlock would act on", async () => {
@@ -230,6 +244,21 @@ describe("a click that must not dispatch", () => {
     expect(logs.map((e) => JSON.stringify(e.payload)).filter((t) => t.includes("clicked on GitHub"))).toHaveLength(3);
     const stored = await db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId: stranger.posted.deliveryId } });
     expect(stored).toMatchObject({ outcome: "ignored", detail: expect.stringContaining("refused") });
+  });
+
+  it("GitHub's word on a person without an Airlock account: write access dispatches, triage does not", async () => {
+    const s = await suggestion();
+    await sync(s.runId);
+    const id = fake.checks.all(s.fullName)[0]!.id;
+    fake.setCollaborator(s.fullName, "triager", "triage");
+    const triager = await click(s, id, { sender: { login: "triager", id: 9_999_010 } });
+    expect(triager.result?.detail).toContain("GitHub says their role is triage, and dispatch needs write access or more");
+    expect((await db.agentDispatchRun.findUniqueOrThrow({ where: { id: s.runId } })).status).toBe("suggested");
+    fake.setCollaborator(s.fullName, "writer", "maintain");
+    const writer = await click(s, id, { sender: { login: "writer", id: 9_999_011 } });
+    expect(writer.result).toMatchObject({ outcome: "processed", detail: expect.stringContaining("GitHub role maintain on the repository (COLLABORATOR: a repository collaborator)") });
+    expect(fake.requests.some((r) => r.path === `/repos/${s.fullName}/collaborators/writer/permission` && r.authorization?.startsWith("token ghs_"))).toBe(true);
+    expect((await db.agentDispatchRun.findUniqueOrThrow({ where: { id: s.runId } })).status).toBe("queued");
   });
 
   it("another installation's click, another app's check run and a forged external id are ignored", async () => {
