@@ -21,6 +21,9 @@ const { sealingKey } = await import("@/server/domain/github-app/key");
 const { transitionRun } = await import("@/server/domain/runs/transition");
 const { REQUESTED_ACTIONS } = await import("./surface");
 const { syncCheckRun } = await import("./sync");
+const { runEndedTask } = await import("@/server/queue/tasks/reactions");
+const { contentDigest } = await import("@/server/lib/digest");
+const { createStack: createExecStack, scriptedSpec } = await import("@/server/queue/testing/fixtures");
 const { githubCollaboratorRole, processRequestedAction } = await import("./requested-action");
 
 type Fake = Awaited<ReturnType<typeof startFakeGithub>>;
@@ -47,13 +50,13 @@ const clientFor = async ({ fullName, installationId }: { fullName: string; insta
 const sync = (runId: string) => syncCheckRun({ db, runId, clientFor, airlockUrl: "http://airlock.test" });
 
 /** A GitHub repository with the app installed, a PR at a real commit, a failed-check rule, and the failure's suggestion. */
-async function suggestion(opts: { fork?: boolean } = {}) {
+async function suggestion(opts: { fork?: boolean; stackId?: string } = {}) {
   const fullName = `acme/checks-${++n}-${Date.now().toString(36)}`;
   const { headSha } = fake.createRepository(fullName, { branch: "main", files: { "README.md": "hi\n" }, pulls: [12] });
   const installation = fake.apps.install({ appId: app.id, account: "acme", repositories: [fullName] });
   const repository = await createRepository({ fullName });
   await db.repository.update({ where: { id: repository.id }, data: { forge: "github", githubInstallationId: BigInt(installation.id) } });
-  await createRule(db, { kind: "failed_check", stackId, repositoryId: repository.id });
+  await createRule(db, { kind: "failed_check", stackId: opts.stackId ?? stackId, repositoryId: repository.id });
   await createPullRequest(db, { repositoryId: repository.id, number: 12, headSha, headRef: opts.fork ? "patch-1" : "feature/x", isFork: opts.fork ?? false });
   const failure = failedWorkflowJob({ repo: fullName, runId: 4000 + n, jobId: 40_000 + n, jobName: "unit-tests", step: "Run vitest", headSha, headBranch: opts.fork ? "patch-1" : "feature/x" });
   const evaluated = await evaluateDelivery({ db, deliveryId: (await post(failure)).deliveryId });
@@ -181,34 +184,46 @@ describe("the check run", () => {
 });
 
 describe("the diagnosis on the check run", () => {
-  async function succeededDiagnosis() {
-    const s = await suggestion();
+  const quiet = { get db() { return getDb(); }, log: () => {} };
+
+  async function succeededDiagnosis(botComments: boolean) {
+    // A stack whose write-backs the change gate may exempt (the diagnosis comment's precondition).
+    const exempting = await createExecStack(scriptedSpec({ approvalMode: "exceptions_allowed" }));
+    const s = await suggestion({ stackId: exempting.id });
+    await db.repository.update({ where: { id: s.repository.id }, data: { botCommentsAllowed: botComments } });
     await sync(s.runId);
     const maintainerId = 7_700_000 + n;
     await linkedUser(s.repository.id, "maintainer", maintainerId);
     await click(s, fake.checks.all(s.fullName)[0]!.id, { sender: { login: "m", id: maintainerId } });
     await move(s.runId, "queued", "running");
-    await db.artifact.create({ data: { runId: s.runId, kind: "diagnosis", name: "diagnosis.md", content: "The date helper is off by one. Ping @octocat <script>alert(1)</script>", digest: "sha256:d1", sizeBytes: 64 } });
+    const content = "The date helper is off by one. Ping @octocat <script>alert(1)</script>";
+    await db.artifact.create({ data: { runId: s.runId, kind: "diagnosis", name: "diagnosis.md", content, digest: contentDigest(content), sizeBytes: Buffer.byteLength(content) } });
     await move(s.runId, "running", "succeeded");
-    return s;
+    await sync(s.runId);
+    // The run's end: requestDiagnosisComment asks the change gate (the reaction a worker runs).
+    await runEndedTask({ runId: s.runId, status: "succeeded" }, quiet);
+    await sync(s.runId);
+    return { ...s, checkRun: fake.checks.all(s.fullName)[0]! };
   }
 
-  it("is carried only when the change gate exempted posting it, made inert like the comment", async () => {
-    const s = await succeededDiagnosis();
-    const run = await db.agentDispatchRun.findUniqueOrThrow({ where: { id: s.runId } });
-    // Without the gate's exemption (no direct comment write-back), the check run only links to the run.
-    await sync(s.runId);
-    const id = fake.checks.all(s.fullName)[0]!.id;
-    expect(fake.checks.get(id)?.output.summary).not.toContain("off by one");
-    // The gate exempted the bot comment (requestDiagnosisComment's direct write-back): the summary goes on the check run too.
-    await db.writeBack.create({ data: { runId: s.runId, kind: "comment", actor: "airlock", stackDigest: run.stackDigest, contextDigest: run.contextDigest, promptHash: run.promptHash, target: { prNumber: 12 }, idempotencyKey: `wb-${s.runId}` } });
-    expect(await sync(s.runId)).toMatchObject({ kind: "written", state: "succeeded+diagnosis" });
-    const summary = fake.checks.get(id)?.output.summary ?? "";
+  it("is carried when the change gate exempts the bot's post, made inert like the comment", async () => {
+    const s = await succeededDiagnosis(true);
+    expect(await db.writeBack.count({ where: { runId: s.runId, kind: "comment", approvalId: null } })).toBe(1);
+    expect(await syncJobs(s.runId)).toBeGreaterThanOrEqual(1);
+    const summary = s.checkRun.output.summary ?? "";
     expect(summary).toContain("The date helper is off by one.");
     expect(summary).toContain("@\u200Boctocat");
     expect(summary).toContain("&lt;script&gt;");
     expect(summary).not.toContain("<script>");
-    expect(await sync(s.runId)).toMatchObject({ kind: "unchanged" });
+    expect(s.checkRun.history.at(-1)).toEqual({ method: "PATCH", status: "completed", conclusion: "success" });
+    expect(await sync(s.runId)).toMatchObject({ kind: "unchanged", state: "succeeded+diagnosis" });
+  });
+
+  it("is left out when the repository does not allow bot posts: the check run links to the run", async () => {
+    const s = await succeededDiagnosis(false);
+    expect(await db.writeBack.count({ where: { runId: s.runId, kind: "comment" } })).toBe(0);
+    expect(s.checkRun.output.summary).not.toContain("off by one");
+    expect(s.checkRun).toMatchObject({ conclusion: "success", detailsUrl: `http://airlock.test/runs/${s.runId}` });
   });
 });
 
