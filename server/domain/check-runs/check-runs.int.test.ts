@@ -21,7 +21,10 @@ const { sealingKey } = await import("@/server/domain/github-app/key");
 const { transitionRun } = await import("@/server/domain/runs/transition");
 const { REQUESTED_ACTIONS } = await import("./surface");
 const { syncCheckRun } = await import("./sync");
-const { processRequestedAction } = await import("./requested-action");
+const { runEndedTask } = await import("@/server/queue/tasks/reactions");
+const { contentDigest } = await import("@/server/lib/digest");
+const { createStack: createExecStack, scriptedSpec } = await import("@/server/queue/testing/fixtures");
+const { githubCollaboratorRole, processRequestedAction } = await import("./requested-action");
 
 type Fake = Awaited<ReturnType<typeof startFakeGithub>>;
 const db = getDb();
@@ -47,13 +50,13 @@ const clientFor = async ({ fullName, installationId }: { fullName: string; insta
 const sync = (runId: string) => syncCheckRun({ db, runId, clientFor, airlockUrl: "http://airlock.test" });
 
 /** A GitHub repository with the app installed, a PR at a real commit, a failed-check rule, and the failure's suggestion. */
-async function suggestion(opts: { fork?: boolean } = {}) {
+async function suggestion(opts: { fork?: boolean; stackId?: string } = {}) {
   const fullName = `acme/checks-${++n}-${Date.now().toString(36)}`;
   const { headSha } = fake.createRepository(fullName, { branch: "main", files: { "README.md": "hi\n" }, pulls: [12] });
   const installation = fake.apps.install({ appId: app.id, account: "acme", repositories: [fullName] });
   const repository = await createRepository({ fullName });
   await db.repository.update({ where: { id: repository.id }, data: { forge: "github", githubInstallationId: BigInt(installation.id) } });
-  await createRule(db, { kind: "failed_check", stackId, repositoryId: repository.id });
+  await createRule(db, { kind: "failed_check", stackId: opts.stackId ?? stackId, repositoryId: repository.id });
   await createPullRequest(db, { repositoryId: repository.id, number: 12, headSha, headRef: opts.fork ? "patch-1" : "feature/x", isFork: opts.fork ?? false });
   const failure = failedWorkflowJob({ repo: fullName, runId: 4000 + n, jobId: 40_000 + n, jobName: "unit-tests", step: "Run vitest", headSha, headBranch: opts.fork ? "patch-1" : "feature/x" });
   const evaluated = await evaluateDelivery({ db, deliveryId: (await post(failure)).deliveryId });
@@ -77,6 +80,8 @@ const syncJobs = async (runId: string) => {
   return Number(rows[0]?.n ?? 0);
 };
 
+const collaboratorRole = () => githubCollaboratorRole({ app: async () => ({ appId: app.id, privateKey: app.pem }), baseUrl: fake.url });
+
 async function click(s: Awaited<ReturnType<typeof suggestion>>, checkRunId: number, opts: { identifier?: string; sender: { login: string; id: number; type?: "User" | "Bot" }; installationId?: number; checkRun?: Record<string, unknown>; deliveryId?: string }) {
   const delivery = checkRunRequestedAction({
     repo: s.fullName,
@@ -87,7 +92,7 @@ async function click(s: Awaited<ReturnType<typeof suggestion>>, checkRunId: numb
   });
   const posted = await post(delivery, opts.deliveryId);
   if (posted.status !== 202) return { posted, result: null };
-  return { posted, result: await processRequestedAction({ db, deliveryId: posted.deliveryId }) };
+  return { posted, result: await processRequestedAction({ db, deliveryId: posted.deliveryId, collaboratorRole: collaboratorRole() }) };
 }
 
 const move = (runId: string, from: "suggested" | "queued" | "running", to: "running" | "succeeded" | "failed") =>
@@ -154,6 +159,18 @@ describe("the check run", () => {
     expect(fake.checks.all(s.fullName)).toHaveLength(1);
   });
 
+  it("a create whose answer was lost is found on the commit by its external id, not made twice", async () => {
+    const s = await suggestion();
+    await sync(s.runId);
+    // As if the worker died after GitHub created the check run and before Airlock stored its id.
+    await db.checkRunSurface.update({ where: { runId: s.runId }, data: { externalId: null, state: null } });
+    expect(await sync(s.runId)).toMatchObject({ kind: "written", state: "offered" });
+    const all = fake.checks.all(s.fullName);
+    expect(all).toHaveLength(1);
+    expect(all[0]!.history.map((h) => h.method)).toEqual(["POST", "PATCH"]);
+    expect((await db.checkRunSurface.findUniqueOrThrow({ where: { runId: s.runId } })).externalId).toBe(BigInt(all[0]!.id));
+  });
+
   it("a failed run completes the check run neutral, never as a failed check Airlock would act on", async () => {
     const s = await suggestion();
     await sync(s.runId);
@@ -167,34 +184,46 @@ describe("the check run", () => {
 });
 
 describe("the diagnosis on the check run", () => {
-  async function succeededDiagnosis() {
-    const s = await suggestion();
+  const quiet = { get db() { return getDb(); }, log: () => {} };
+
+  async function succeededDiagnosis(botComments: boolean) {
+    // A stack whose write-backs the change gate may exempt (the diagnosis comment's precondition).
+    const exempting = await createExecStack(scriptedSpec({ approvalMode: "exceptions_allowed" }));
+    const s = await suggestion({ stackId: exempting.id });
+    await db.repository.update({ where: { id: s.repository.id }, data: { botCommentsAllowed: botComments } });
     await sync(s.runId);
     const maintainerId = 7_700_000 + n;
     await linkedUser(s.repository.id, "maintainer", maintainerId);
     await click(s, fake.checks.all(s.fullName)[0]!.id, { sender: { login: "m", id: maintainerId } });
     await move(s.runId, "queued", "running");
-    await db.artifact.create({ data: { runId: s.runId, kind: "diagnosis", name: "diagnosis.md", content: "The date helper is off by one. Ping @octocat <script>alert(1)</script>", digest: "sha256:d1", sizeBytes: 64 } });
+    const content = "The date helper is off by one. Ping @octocat <script>alert(1)</script>";
+    await db.artifact.create({ data: { runId: s.runId, kind: "diagnosis", name: "diagnosis.md", content, digest: contentDigest(content), sizeBytes: Buffer.byteLength(content) } });
     await move(s.runId, "running", "succeeded");
-    return s;
+    await sync(s.runId);
+    // The run's end: requestDiagnosisComment asks the change gate (the reaction a worker runs).
+    await runEndedTask({ runId: s.runId, status: "succeeded" }, quiet);
+    await sync(s.runId);
+    return { ...s, checkRun: fake.checks.all(s.fullName)[0]! };
   }
 
-  it("is carried only when the change gate exempted posting it, made inert like the comment", async () => {
-    const s = await succeededDiagnosis();
-    const run = await db.agentDispatchRun.findUniqueOrThrow({ where: { id: s.runId } });
-    // Without the gate's exemption (no direct comment write-back), the check run only links to the run.
-    await sync(s.runId);
-    const id = fake.checks.all(s.fullName)[0]!.id;
-    expect(fake.checks.get(id)?.output.summary).not.toContain("off by one");
-    // The gate exempted the bot comment (requestDiagnosisComment's direct write-back): the summary goes on the check run too.
-    await db.writeBack.create({ data: { runId: s.runId, kind: "comment", actor: "airlock", stackDigest: run.stackDigest, contextDigest: run.contextDigest, promptHash: run.promptHash, target: { prNumber: 12 }, idempotencyKey: `wb-${s.runId}` } });
-    expect(await sync(s.runId)).toMatchObject({ kind: "written", state: "succeeded+diagnosis" });
-    const summary = fake.checks.get(id)?.output.summary ?? "";
+  it("is carried when the change gate exempts the bot's post, made inert like the comment", async () => {
+    const s = await succeededDiagnosis(true);
+    expect(await db.writeBack.count({ where: { runId: s.runId, kind: "comment", approvalId: null } })).toBe(1);
+    expect(await syncJobs(s.runId)).toBeGreaterThanOrEqual(1);
+    const summary = s.checkRun.output.summary ?? "";
     expect(summary).toContain("The date helper is off by one.");
     expect(summary).toContain("@\u200Boctocat");
     expect(summary).toContain("&lt;script&gt;");
     expect(summary).not.toContain("<script>");
-    expect(await sync(s.runId)).toMatchObject({ kind: "unchanged" });
+    expect(s.checkRun.history.at(-1)).toEqual({ method: "PATCH", status: "completed", conclusion: "success" });
+    expect(await sync(s.runId)).toMatchObject({ kind: "unchanged", state: "succeeded+diagnosis" });
+  });
+
+  it("is left out when the repository does not allow bot posts: the check run links to the run", async () => {
+    const s = await succeededDiagnosis(false);
+    expect(await db.writeBack.count({ where: { runId: s.runId, kind: "comment" } })).toBe(0);
+    expect(s.checkRun.output.summary).not.toContain("off by one");
+    expect(s.checkRun).toMatchObject({ conclusion: "success", detailsUrl: `http://airlock.test/runs/${s.runId}` });
   });
 });
 
@@ -230,6 +259,21 @@ describe("a click that must not dispatch", () => {
     expect(logs.map((e) => JSON.stringify(e.payload)).filter((t) => t.includes("clicked on GitHub"))).toHaveLength(3);
     const stored = await db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId: stranger.posted.deliveryId } });
     expect(stored).toMatchObject({ outcome: "ignored", detail: expect.stringContaining("refused") });
+  });
+
+  it("GitHub's word on a person without an Airlock account: write access dispatches, triage does not", async () => {
+    const s = await suggestion();
+    await sync(s.runId);
+    const id = fake.checks.all(s.fullName)[0]!.id;
+    fake.setCollaborator(s.fullName, "triager", "triage");
+    const triager = await click(s, id, { sender: { login: "triager", id: 9_999_010 } });
+    expect(triager.result?.detail).toContain("GitHub says their role is triage, and dispatch needs write access or more");
+    expect((await db.agentDispatchRun.findUniqueOrThrow({ where: { id: s.runId } })).status).toBe("suggested");
+    fake.setCollaborator(s.fullName, "writer", "maintain");
+    const writer = await click(s, id, { sender: { login: "writer", id: 9_999_011 } });
+    expect(writer.result).toMatchObject({ outcome: "processed", detail: expect.stringContaining("GitHub role maintain on the repository (COLLABORATOR: a repository collaborator)") });
+    expect(fake.requests.some((r) => r.path === `/repos/${s.fullName}/collaborators/writer/permission` && r.authorization?.startsWith("token ghs_"))).toBe(true);
+    expect((await db.agentDispatchRun.findUniqueOrThrow({ where: { id: s.runId } })).status).toBe("queued");
   });
 
   it("another installation's click, another app's check run and a forged external id are ignored", async () => {

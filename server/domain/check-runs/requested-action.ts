@@ -4,9 +4,9 @@
 // the check run must be Airlock's app's, of the installation that covers the repository, one of
 // Airlock's own check runs (its surface row, with the run id GitHub hands back as external_id),
 // and the identifier one Airlock offered. Then the clicking user is checked by the same rule as a
-// PR comment command (triggers/actor-permission.ts). GitHub's payload carries no author
-// association for a click, so only an Airlock maintainer or admin linked through GitHub sign-in
-// may dispatch; bots never. The dispatch is runs/dispatch.ts's, so a second click (or a
+// PR comment command (triggers/actor-permission.ts): an Airlock maintainer or admin linked through
+// GitHub sign-in, or (GitHub's payload carries no author association for a click) a person GitHub
+// says has write access or more, which is what the rule's COLLABORATOR stands for; bots never. The dispatch is runs/dispatch.ts's, so a second click (or a
 // replayed delivery) finds the run no longer suggested and dispatches nothing.
 import type { components } from "@octokit/openapi-webhooks-types";
 import { z } from "zod";
@@ -19,6 +19,7 @@ import { loadKnownSecrets } from "@/server/domain/ingest/known-secrets";
 import { dispatchRun } from "@/server/domain/runs/dispatch";
 import { decideActorPermission } from "@/server/domain/triggers/actor-permission";
 import { isAppError } from "@/server/errors";
+import { githubClient, type GithubAppCredentials } from "@/server/forges/github/client";
 import { formatIssues, issuesToText } from "@/server/lib/zod-issues";
 import { REQUESTED_ACTIONS } from "./surface";
 
@@ -51,23 +52,32 @@ type _RequestedActionConformance = [
   Assert<Fits<Schemas["webhook-check-run-requested-action"]["sender"]["login"], string>>,
 ];
 
+/**
+ * The clicking person's role on the repository as GitHub says it (GET .../collaborators/{login}/permission
+ * with the installation's token), or null when GitHub does not say.
+ */
+export type CollaboratorRoleLookup = (q: { fullName: string; installationId: bigint; login: string }) => Promise<string | null>;
+
+/** GitHub's write roles are what the comment rule's COLLABORATOR (or OWNER, MEMBER) means: write access or more. */
+const WRITE_ROLES = new Set(["admin", "maintain", "write"]);
+
 export type RequestedActionOutcome = { outcome: "processed" | "ignored" | "rejected"; detail: string; runId: string | null };
 
 /** Applies one recorded requested_action delivery, once (a processed delivery is skipped). */
-export async function processRequestedAction(opts: { db: Db; deliveryId: string; now?: Date }): Promise<RequestedActionOutcome> {
+export async function processRequestedAction(opts: { db: Db; deliveryId: string; collaboratorRole?: CollaboratorRoleLookup | null; now?: Date }): Promise<RequestedActionOutcome> {
   const { db, deliveryId } = opts;
   const now = opts.now ?? new Date();
   const row = await db.webhookDelivery.findUnique({ where: { deliveryId }, select: { payload: true, processedAt: true } });
   if (!row) return { outcome: "ignored", detail: "no such delivery", runId: null };
   if (row.processedAt) return { outcome: "ignored", detail: "already processed", runId: null };
-  const decided = await decide(db, row.payload, now);
+  const decided = await decide(db, row.payload, opts.collaboratorRole ?? null, now);
   const secrets = await loadKnownSecrets(db, now);
   const detail = boundedDetail(sanitizePayload(decided.detail, secrets));
   await db.webhookDelivery.updateMany({ where: { deliveryId, processedAt: null }, data: { outcome: decided.outcome, detail, processedAt: now } });
   return { ...decided, detail };
 }
 
-async function decide(db: Db, payload: unknown, now: Date): Promise<RequestedActionOutcome> {
+async function decide(db: Db, payload: unknown, collaboratorRole: CollaboratorRoleLookup | null, now: Date): Promise<RequestedActionOutcome> {
   const parsed = zRequestedAction.safeParse(payload);
   if (!parsed.success) return { outcome: "rejected", detail: `requested_action payload refused: ${issuesToText(formatIssues(parsed.error.issues))}`, runId: null };
   const p = parsed.data;
@@ -90,7 +100,19 @@ async function decide(db: Db, payload: unknown, now: Date): Promise<RequestedAct
   if (!offered) return ignored(`"${p.requested_action.identifier}" is not an action Airlock offers`, surface.runId);
 
   const who = await resolveAirlockActor(db, repository.id, p.sender.id);
-  const permission = decideActorPermission({ association: null, airlockRole: who?.role ?? null, isBot: p.sender.type.toLowerCase() === "bot", via: "comment" });
+  const isBot = p.sender.type.toLowerCase() === "bot";
+  let permission = decideActorPermission({ association: null, airlockRole: who?.role ?? null, isBot, via: "comment" });
+  let githubRole: string | null = null;
+  if (!permission.allowed && !isBot && collaboratorRole) {
+    // No Airlock role lets them: GitHub's own word on their access, read as the comment rule reads an association.
+    githubRole = await collaboratorRole({ fullName: repository.fullName, installationId: repository.githubInstallationId, login: p.sender.login }).catch(() => null);
+    if (githubRole && WRITE_ROLES.has(githubRole)) {
+      permission = decideActorPermission({ association: "COLLABORATOR", airlockRole: who?.role ?? null, isBot, via: "comment" });
+      permission = { ...permission, reason: `GitHub role ${githubRole} on the repository (${permission.reason})` };
+    } else if (githubRole) {
+      permission = { allowed: false, reason: `${permission.reason}; GitHub says their role is ${githubRole}, and dispatch needs write access or more` };
+    }
+  }
   if (!permission.allowed) {
     const why = `${p.sender.login} may not dispatch from GitHub (${permission.reason})`;
     await appendRunEvents({ db, runId: surface.runId, events: [{ type: "log", payload: { stream: "system", text: `"${offered.label}" clicked on GitHub by ${p.sender.login}: refused, ${permission.reason}.` } }] });
@@ -104,4 +126,17 @@ async function decide(db: Db, payload: unknown, now: Date): Promise<RequestedAct
     if (!isAppError(err) || err.status >= 500) throw err;
     return ignored(`run #${surface.run.number}: ${err.message}`, surface.runId);
   }
+}
+
+/** The lookup through the app's installation token (the app's `metadata: read` covers it). */
+export function githubCollaboratorRole(opts: { app: () => Promise<GithubAppCredentials | null>; baseUrl: string | null }): CollaboratorRoleLookup {
+  const baseUrl = opts.baseUrl;
+  return async ({ fullName, installationId, login }) => {
+    const app = await opts.app();
+    if (!app) return null;
+    const [owner, repo] = fullName.split("/") as [string, string];
+    const client = githubClient({ auth: { kind: "installation", app, installationId: installationId.toString(), repository: fullName }, baseUrl });
+    const { data } = await client.rest.repos.getCollaboratorPermissionLevel({ owner, repo, username: login });
+    return (data as { role_name?: string }).role_name ?? data.permission;
+  };
 }

@@ -17,6 +17,7 @@ import type { Db, Tx } from "@/server/db";
 import type { Repository } from "@/server/db";
 import type { RunStatus } from "@/server/db/generated/enums";
 import type { DispatchableEvent } from "@/server/domain/ci-events/ci-event";
+import { inertSummary } from "@/server/domain/writebacks/diagnosis-comment";
 import { enqueue } from "@/server/queue/enqueue";
 
 /** The name GitHub shows in the PR's check panel. */
@@ -86,11 +87,14 @@ export type RunForSurface = { id: string; number: number; title: string; status:
 export function checkRunBody(run: RunForSurface, state: SurfaceState, opts: { detailsUrl: string; diagnosis: string | null }) {
   const shown = SHOWN[state];
   const task = run.taskKind.replaceAll("_", " ");
+  // The title and the check's name can come from a fork (a PR title, a workflow's job name): inert like the diagnosis.
+  const title = inertSummary(run.title.slice(0, 300)).text;
+  const failedCheck = run.failedCheck ? inertSummary(run.failedCheck.slice(0, 200)).text.replaceAll("`", "'") : null;
   const lines = [
-    `Run #${run.number}: ${run.title}`,
+    `Run #${run.number}: ${title}`,
     "",
     state === "offered"
-      ? `${run.failedCheck ? `\`${run.failedCheck}\` failed. ` : ""}Choose **Diagnose with agent** or **Attempt repair** above; a maintainer's click starts it. Every write-back the agent proposes waits for approval in Airlock.`
+      ? `${failedCheck ? `\`${failedCheck}\` failed. ` : ""}Choose **Diagnose with agent** or **Attempt repair** above; a maintainer's click starts it. Every write-back the agent proposes waits for approval in Airlock.`
       : `A ${task} run, ${state.replaceAll("_", " ")}. Its transcript, artifacts and approvals are on the run page.`,
     ...(opts.diagnosis ? ["", "### Diagnosis", "", opts.diagnosis] : []),
   ];

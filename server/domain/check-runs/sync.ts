@@ -1,11 +1,12 @@
 // "checkrun.sync": writes a run's state to its check run on GitHub, once per state. Creates the
 // check run on the first sync (POST .../check-runs on the run's head commit), updates it after
 // (PATCH .../check-runs/{id}); a state already written is not written again, so a retried or
-// duplicated job changes nothing. One job queue per run (surface.ts) keeps syncs in order.
+// duplicated job changes nothing, and a create whose answer was lost is found by its external id
+// (the run id) on the commit instead of made twice. One job queue per run (surface.ts) keeps syncs in order.
 import type { Db } from "@/server/db";
 import { inertSummary } from "@/server/domain/writebacks/diagnosis-comment";
 import type { GithubClient } from "@/server/forges/github/client";
-import { checkRunBody, stateKey, surfaceStateOf } from "./surface";
+import { CHECK_RUN_NAME, checkRunBody, stateKey, surfaceStateOf } from "./surface";
 
 export type SyncOutcome = { kind: "written"; state: string; externalId: string } | { kind: "unchanged"; state: string } | { kind: "none"; reason: string };
 
@@ -23,6 +24,12 @@ async function exemptDiagnosis(db: Db, runId: string): Promise<string | null> {
   if (!exempt) return null;
   const diagnosis = await db.artifact.findFirst({ where: { runId, kind: "diagnosis" }, orderBy: { createdAt: "desc" }, select: { content: true } });
   return diagnosis?.content ? inertSummary(diagnosis.content).text : null;
+}
+
+async function existingCheckRun(client: GithubClient, q: { owner: string; repo: string; headSha: string; runId: string }): Promise<bigint | null> {
+  const { data } = await client.rest.checks.listForRef({ owner: q.owner, repo: q.repo, ref: q.headSha, check_name: CHECK_RUN_NAME, filter: "all", per_page: 100 });
+  const found = data.check_runs.find((c) => c.external_id === q.runId);
+  return found ? BigInt(found.id) : null;
 }
 
 export async function syncCheckRun(opts: { db: Db; runId: string; clientFor: CheckRunClientFor; airlockUrl: string }): Promise<SyncOutcome> {
@@ -51,12 +58,15 @@ export async function syncCheckRun(opts: { db: Db; runId: string; clientFor: Che
   );
   let externalId: string;
   try {
-    if (surface.externalId === null) {
+    // A create whose answer was never stored (a crash, a timeout) left a check run with our
+    // external id on the commit: find it rather than make a second one.
+    const known = surface.externalId ?? (await existingCheckRun(client, { owner, repo, headSha: surface.headSha, runId: run.id }));
+    if (known === null) {
       const res = await client.rest.checks.create({ owner, repo, head_sha: surface.headSha, ...body });
       externalId = String(res.data.id);
     } else {
-      externalId = surface.externalId.toString();
-      await client.rest.checks.update({ owner, repo, check_run_id: Number(surface.externalId), ...body });
+      externalId = known.toString();
+      await client.rest.checks.update({ owner, repo, check_run_id: Number(known), ...body });
     }
   } catch (err) {
     const e = err as { status?: number; message?: string };

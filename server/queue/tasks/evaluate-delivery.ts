@@ -2,7 +2,7 @@ import type { Db } from "@/server/db";
 import { githubChangedFiles } from "@/server/domain/evaluation/changed-files";
 import { evaluateDelivery, readDelivery } from "@/server/domain/evaluation/evaluate";
 import { githubJobLogs } from "@/server/domain/evaluation/job-log";
-import { isRequestedAction, processRequestedAction } from "@/server/domain/check-runs/requested-action";
+import { githubCollaboratorRole, isRequestedAction, processRequestedAction } from "@/server/domain/check-runs/requested-action";
 import { loadGithubAppCredentials } from "@/server/domain/github-app/app-service";
 import { processInstallationDelivery } from "@/server/domain/github-app/installation-delivery";
 import { isInstallationEvent } from "@/server/domain/github-app/installations";
@@ -24,7 +24,7 @@ export async function evaluateDeliveryTask(payload: unknown, { db }: { db: Db })
     return;
   }
   if (row?.source === "github" && isRequestedAction(row.event, row.action)) {
-    await processRequestedAction({ db, deliveryId });
+    await processRequestedAction({ db, deliveryId, collaboratorRole: githubCollaboratorRole({ app: () => loadGithubAppCredentials(db, sealingKey()), baseUrl: env.GITHUB_API_URL ?? null }) });
     return;
   }
   const githubApiUrl = env.GITHUB_API_URL ?? null;

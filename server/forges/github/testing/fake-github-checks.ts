@@ -46,7 +46,7 @@ const STATUSES = ["queued", "in_progress", "completed"] as const;
 const CONCLUSIONS = ["action_required", "cancelled", "failure", "neutral", "success", "skipped", "stale", "timed_out"] as const;
 
 export type FakeChecks = {
-  route(req: { method: string; rest: string; fullName: string; body: unknown; authorization: string | undefined }, repo: { commits: Map<string, unknown> }): { status: number; body: unknown } | null;
+  route(req: { method: string; rest: string; fullName: string; query: URLSearchParams; body: unknown; authorization: string | undefined }, repo: { commits: Map<string, unknown> }): { status: number; body: unknown } | null;
   get(id: number): FakeCheckRun | undefined;
   all(fullName: string): FakeCheckRun[];
   /** The check run as GitHub's API and webhooks show it. */
@@ -131,6 +131,15 @@ export function createFakeChecks(opts: { apps: FakeApps; base: () => string; web
     all: (fullName) => [...runs.values()].filter((r) => r.fullName === fullName),
     json,
     route(req, repo) {
+      const forRef = req.method === "GET" ? req.rest.match(/^\/commits\/([^/]+)\/check-runs$/) : null;
+      if (forRef) {
+        // GET /repos/{owner}/{repo}/commits/{ref}/check-runs (a SHA here), filtered by check_name and app_id.
+        const query = req.query;
+        const list = [...runs.values()].filter(
+          (r) => r.fullName === req.fullName && r.headSha === forRef[1] && (!query.get("check_name") || r.name === query.get("check_name")) && (!query.get("app_id") || String(r.appId) === query.get("app_id")),
+        );
+        return { status: 200, body: { total_count: list.length, check_runs: list.map((r) => json(r.id)) } };
+      }
       const isCreate = req.method === "POST" && req.rest === "/check-runs";
       const one = req.rest.match(/^\/check-runs\/(\d+)$/);
       if (!isCreate && !one) return null;

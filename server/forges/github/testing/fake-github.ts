@@ -35,6 +35,8 @@ export type FakeRepo = {
   issueLabels: Map<number, string[]>;
   /** Logins asked to review each pull request (pulls.requestReviewers). */
   requestedReviewers: Map<number, string[]>;
+  /** Repository roles of people (GitHub's role_name: admin, maintain, write, triage, read). */
+  collaborators: Map<string, "admin" | "maintain" | "write" | "triage" | "read">;
   /** Actions job logs by job id; "gone" once GitHub's retention deleted them (410). */
   jobLogs: Map<number, Buffer | "gone">;
 };
@@ -69,6 +71,8 @@ export type FakeGithub = {
   addWorkflowRun(fullName: string, run: Omit<WorkflowRun, "runAttempt"> & { runAttempt?: number }): void;
   /** A job's log, served as GitHub does: the API answers 302 to a signed download URL on another path. */
   setJobLog(fullName: string, jobId: number, log: string | Buffer | "gone"): void;
+  /** A person's role on the repository (GET .../collaborators/{username}/permission). */
+  setCollaborator(fullName: string, login: string, role: "admin" | "maintain" | "write" | "triage" | "read"): void;
   /** Downloads served so far (path and the authorization header they carried, which must be none). */
   downloads: RecordedRequest[];
   /** The label names on an issue or pull request. */
@@ -505,7 +509,16 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
       w.runAttempt += 1;
       return { status: 201, body: {} };
     }
-    const checked = checks.route({ method: req.method, rest, fullName, body: req.body, authorization: req.authorization }, r);
+    if (req.method === "GET" && (g = rest.match(/^\/collaborators\/([^/]+)\/permission$/))) {
+      // GET /repos/{owner}/{repo}/collaborators/{username}/permission: "permission" is the legacy
+      // level (maintain reads as write, triage as read), "role_name" the role.
+      const login = decodeURIComponent(g[1] as string);
+      const role = r.collaborators.get(login.toLowerCase()) ?? (r.private ? null : "read");
+      if (!role) throw new HttpError(404, "Not Found", `${docs}/collaborators/collaborators#get-repository-permissions-for-a-user`);
+      const permission = role === "maintain" ? "write" : role === "triage" ? "read" : role;
+      return { status: 200, body: { permission, role_name: role, user: { login, id: 1, node_id: `U_${login}`, type: "User", site_admin: false, permissions: { admin: role === "admin", maintain: ["admin", "maintain"].includes(role), push: permission !== "read", triage: role !== "read", pull: true }, role_name: role } } };
+    }
+    const checked = checks.route({ method: req.method, rest, fullName, query: req.query, body: req.body, authorization: req.authorization }, r);
     if (checked) return checked;
     if ((g = rest.match(/^\/actions\/runs\/(\d+)(\/rerun)?$/))) {
       const w = r.workflowRuns.get(Number(g[1]));
@@ -642,6 +655,7 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
         issueLabels: new Map(),
         requestedReviewers: new Map(),
         jobLogs: new Map(),
+        collaborators: new Map(),
       };
       repos.set(fullName, r);
       const c = putCommit(r, "Initial commit\n", treeOf(r, o.files, undefined, o.executable), []);
@@ -662,6 +676,9 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
       getRepo(fullName).jobLogs.set(jobId, log === "gone" ? "gone" : Buffer.from(log));
     },
     downloads,
+    setCollaborator(fullName, login, role) {
+      getRepo(fullName).collaborators.set(login.toLowerCase(), role);
+    },
     labelsOn: (fullName, issue) => [...(getRepo(fullName).issueLabels.get(issue) ?? [])],
     setIssueLabels(fullName, issue, labels) {
       const r = getRepo(fullName);
