@@ -6,6 +6,7 @@ import { useId, useState } from "react";
 import { toast } from "sonner";
 import { useTRPC } from "@/components/providers/trpc";
 import { ActionButton } from "@/components/ui/action-button";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 // "Rerun check": asks the change gate for a rerun of the run's check (writeBacks.requestRerun,
 // maintainers only). On GitHub, every failed job of the workflow run, or the failed job alone
@@ -17,6 +18,8 @@ export function RerunButton({ runId, verdict }: { runId: string; verdict: { allo
   const router = useRouter();
   const queryClient = useQueryClient();
   const id = useId();
+  // A pick made on the server HTML would be reset by hydration: the control waits for React.
+  const hydrated = useHydrated();
   const [onlyJob, setOnlyJob] = useState(false);
   const ask = useMutation(
     trpc.writeBacks.requestRerun.mutationOptions({
@@ -38,7 +41,7 @@ export function RerunButton({ runId, verdict }: { runId: string; verdict: { allo
         </ActionButton>
         {verdict.step.supported && (
           <label htmlFor={id} className="flex items-center gap-1 text-xs">
-            <input id={id} type="checkbox" checked={onlyJob} onChange={(e) => setOnlyJob(e.target.checked)} />
+            <input id={id} type="checkbox" checked={onlyJob} onChange={(e) => setOnlyJob(e.target.checked)} disabled={!hydrated} />
             only the failed job
           </label>
         )}

@@ -6,6 +6,7 @@ import { useId, useState } from "react";
 import { toast } from "sonner";
 import { useTRPC } from "@/components/providers/trpc";
 import { ActionButton } from "@/components/ui/action-button";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 // "Post review": asks the change gate for a review of the run's PR carrying its findings
 // (writeBacks.requestReview, maintainers only), commenting, requesting changes or approving.
@@ -25,6 +26,8 @@ export function ReviewButton({ runId, verdict }: { runId: string; verdict: { all
   const router = useRouter();
   const queryClient = useQueryClient();
   const id = useId();
+  // A pick made on the server HTML would be reset by hydration: the control waits for React.
+  const hydrated = useHydrated();
   const [choice, setChoice] = useState<Choice>("comment");
   const ask = useMutation(
     trpc.writeBacks.requestReview.mutationOptions({
@@ -43,7 +46,7 @@ export function ReviewButton({ runId, verdict }: { runId: string; verdict: { all
       <label htmlFor={id} className="sr-only">
         Review event
       </label>
-      <select id={id} className="rounded border border-zinc-300 bg-white px-1.5 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-900" value={choice} onChange={(e) => setChoice(e.target.value as Choice)} disabled={!verdict.allowed}>
+      <select id={id} className="rounded border border-zinc-300 bg-white px-1.5 py-1 text-sm dark:border-zinc-700 dark:bg-zinc-900" value={choice} onChange={(e) => setChoice(e.target.value as Choice)} disabled={!verdict.allowed || !hydrated}>
         {choices.map((c) => (
           <option key={c.value} value={c.value}>
             {c.label}
