@@ -23,7 +23,7 @@ import { heldKeys, planEvaluation, type EvaluationPlan } from "./plan";
 import { prefilterPlan } from "./prefilter";
 import { applyCancelCommand, noteOnLatestLiveRun } from "./pr-requests";
 import { writeRecords } from "./records";
-import { cachedLiveRules } from "./rule-cache";
+import { cachedLiveRules, cachedRepository } from "./config-cache";
 
 export type EvaluationResult = {
   deliveryId: string;
@@ -53,18 +53,18 @@ const zForgeKind = z.enum(ForgeKind);
 
 export type PendingDelivery = DeliveryRow & {
   processedAt: Date | null;
-  /** The trigger rules' generation when the row was read (rule-cache.ts); null: unknown. */
-  ruleGeneration?: string | null;
+  /** The configuration's generation when the row was read (config-cache.ts); null: unknown. */
+  configGeneration?: string | null;
 };
 
 /**
- * The delivery row evaluation reads (the job reads it once and passes it on), with the trigger
- * rules' generation in the same statement: the rule cache then costs no statement of its own.
+ * The delivery row evaluation reads (the job reads it once and passes it on), with the
+ * configuration's generation in the same statement: the config cache then costs no statement.
  */
 export async function readDelivery(db: Db, deliveryId: string): Promise<PendingDelivery | null> {
   const [row] = await db.$queryRaw<(Omit<PendingDelivery, "source"> & { source: string })[]>`
     SELECT d."deliveryId", d."source"::text AS "source", d."event", d."action", d."payload", d."receivedAt", d."processedAt",
-           (SELECT g."generation"::text FROM "TriggerRuleGeneration" g WHERE g."id" = 1) AS "ruleGeneration"
+           (SELECT g."generation"::text FROM "EvaluationConfigGeneration" g WHERE g."id" = 1) AS "configGeneration"
     FROM "WebhookDelivery" d WHERE d."deliveryId" = ${deliveryId}`;
   return row ? { ...row, source: zForgeKind.parse(row.source) } : null;
 }
@@ -87,7 +87,8 @@ export async function evaluateDelivery(opts: {
   const delivery = opts.delivery === undefined ? await readDelivery(db, deliveryId) : opts.delivery;
   if (!delivery) return result(deliveryId, "missing", "no such delivery");
   if (delivery.processedAt) return result(deliveryId, "skipped", "already processed");
-  const screened = await screenDelivery(db, delivery);
+  const generation = delivery.configGeneration ?? null;
+  const screened = await screenDelivery(db, delivery, (name) => cachedRepository(db, name, generation));
   const unusable = async (u: { outcome: DeliveryOutcome; problem: string }) => {
     const secrets = await loadKnownSecrets(db, now);
     const detail = boundedDetail(sanitizePayload(u.problem, secrets));
@@ -95,7 +96,7 @@ export async function evaluateDelivery(opts: {
     return { ...result(deliveryId, u.outcome, detail), prefiltered: true };
   };
   if (!screened.ok) return unusable(screened);
-  const rules = await cachedLiveRules(db, screened.repository.id, delivery.ruleGeneration ?? null);
+  const rules = await cachedLiveRules(db, screened.repository.id, generation);
   const early = opts.prefilter === false ? null : prefilterPlan(screened, rules);
   if (early) {
     // What commitPlan stores for a plan with nothing to fire, refuse or supersede.

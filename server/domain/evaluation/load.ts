@@ -62,10 +62,15 @@ export type ScreenedEvent = Omit<LoadedEvent, "facts">;
  * delivery can never dispatch (unregistered or disabled repository, an event Airlock ignores, a
  * malformed payload). No facts are read.
  */
-export async function screenDelivery(db: Db, delivery: DeliveryRow): Promise<ScreenedEvent | UnusableEvent> {
+export async function screenDelivery(
+  db: Db,
+  delivery: DeliveryRow,
+  /** How the repository is found (the live path passes its cached lookup, config-cache.ts). */
+  lookUp: (fullName: string) => Promise<Repository | null> = (fullName) => findRepository(db, fullName),
+): Promise<ScreenedEvent | UnusableEvent> {
   const described = describe(delivery);
   const name = repositoryNameOf(delivery);
-  const repository = name ? await findRepository(db, name) : null;
+  const repository = name ? await lookUp(name) : null;
   if (!repository) {
     return { ...described, ok: false, repositoryName: name, outcome: "ignored", problem: `repository ${name ?? "(none)"} is not registered in Airlock` };
   }

@@ -1,6 +1,7 @@
-// The worker's cached rule sets (rule-cache.ts) are never stale: every change to TriggerRule bumps
-// the rules' generation in its own transaction, the delivery's read carries the generation, and a
-// rule edited (from another process: a second client) takes effect for the next delivery.
+// The worker's cached rule sets and repositories (config-cache.ts) are never stale: every change to
+// TriggerRule or Repository bumps the configuration's generation in its own transaction, the
+// delivery's read carries the generation, and a rule edited or a repository registered, disabled or
+// changed (from another process: a second client) takes effect for the next delivery.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 process.env.GITHUB_WEBHOOK_SECRET = "webhook-secret-for-rule-cache-tests";
@@ -13,7 +14,7 @@ const { failedWorkflowJob } = await import("@/server/domain/ingest/fixtures/deli
 const { nextDeliveryId, post } = await import("./fixtures/harness");
 const { evaluateDeliveryTask } = await import("@/server/queue/tasks/evaluate-delivery");
 const { readDelivery } = await import("./evaluate");
-const { cachedLiveRules } = await import("./rule-cache");
+const { cachedLiveRules } = await import("./config-cache");
 
 const db = getDb();
 // Another process's connection: the web process where a maintainer edits a rule.
@@ -29,20 +30,21 @@ afterAll(async () => {
   await web.$disconnect();
 });
 
-const generation = async () => (await db.$queryRaw<{ g: string }[]>`SELECT "generation"::text AS g FROM "TriggerRuleGeneration" WHERE "id" = 1`)[0]!.g;
+const generation = async () => (await db.$queryRaw<{ g: string }[]>`SELECT "generation"::text AS g FROM "EvaluationConfigGeneration" WHERE "id" = 1`)[0]!.g;
 
 /** A fresh failed job of `repo` through the real route and the real job handler; the runs it made. */
-async function failure(repo: { id: string; fullName: string }) {
+async function failure(repo: { id: string; fullName: string }, expectOutcome = "processed") {
   const n = serial++;
   const posted = await post(failedWorkflowJob({ repo: repo.fullName, runId: 5_000 + n, jobId: 6_000 + n, jobName: "test", step: "Run npm test", headSha: sha(`cache-${n}`), headBranch: "main" }), nextDeliveryId("cache"));
   expect(posted.status).toBe(202);
   await evaluateDeliveryTask({ deliveryId: posted.deliveryId }, { db });
   const row = await db.webhookDelivery.findUniqueOrThrow({ where: { deliveryId: posted.deliveryId } });
   expect(row.processedAt).not.toBeNull();
+  expect(row.outcome).toBe(expectOutcome);
   return db.agentDispatchRun.count({ where: { repositoryId: repo.id } });
 }
 
-describe("cached rule sets", () => {
+describe("cached rule sets and repositories", () => {
   it("bump the generation on every change to a rule, and not on a change rolled back", async () => {
     const repo = await createRepository();
     const g0 = BigInt(await generation());
@@ -67,10 +69,10 @@ describe("cached rule sets", () => {
     await createRule(web, { kind: "failed_check", stackId, repositoryId: repo.id });
     const posted = await post(failedWorkflowJob({ repo: repo.fullName, runId: 1, jobId: 2, jobName: "test", step: "s", headSha: sha("gen"), headBranch: "main" }), nextDeliveryId("gen"));
     const row = (await readDelivery(db, posted.deliveryId))!;
-    expect(row.ruleGeneration).toBe(await generation());
+    expect(row.configGeneration).toBe(await generation());
     expect(row.source).toBe("github");
-    const first = await cachedLiveRules(db, repo.id, row.ruleGeneration ?? null);
-    expect(await cachedLiveRules(db, repo.id, row.ruleGeneration ?? null)).toBe(first);
+    const first = await cachedLiveRules(db, repo.id, row.configGeneration ?? null);
+    expect(await cachedLiveRules(db, repo.id, row.configGeneration ?? null)).toBe(first);
     await createRule(web, { kind: "label", stackId, repositoryId: repo.id });
     const moved = await cachedLiveRules(db, repo.id, await generation());
     expect(moved).not.toBe(first);
@@ -93,5 +95,20 @@ describe("cached rule sets", () => {
     // Deleted: gone for the next delivery.
     await web.triggerRule.delete({ where: { id: second.id } });
     expect(await failure(repo)).toBe(3);
+  });
+
+  it("apply a repository registered, disabled or re-enabled in another process to the next delivery", async () => {
+    const repo = { id: "", fullName: `acme/late-${Date.now().toString(36)}` };
+    expect(await failure(repo, "ignored")).toBe(0); // cached: no repository of that name
+    const created = await web.repository.create({ data: { fullName: repo.fullName, cloneUrl: "https://example.test/late.git" } });
+    repo.id = created.id;
+    await createRule(web, { kind: "failed_check", stackId, repositoryId: repo.id });
+    expect(await failure(repo)).toBe(1);
+    await web.repository.update({ where: { id: repo.id }, data: { disabledAt: new Date(), disabledReason: "paused by a test", disabledBy: "admin" } });
+    expect(await failure(repo, "ignored")).toBe(1);
+    const detail = (await db.webhookDelivery.findFirstOrThrow({ where: { deliveryId: { startsWith: "cache" } }, orderBy: { receivedAt: "desc" } })).detail;
+    expect(detail).toContain("disabled: paused by a test");
+    await web.repository.update({ where: { id: repo.id }, data: { disabledAt: null, disabledReason: null, disabledBy: null } });
+    expect(await failure(repo)).toBe(2);
   });
 });
