@@ -25,7 +25,7 @@ export type GithubAppSummary =
   | { configured: false }
   | { configured: true; appId: number; slug: string; name: string; htmlUrl: string; ownerLogin: string | null; source: string; installUrl: string; createdAt: Date };
 
-export async function githubAppSummary(db: Db): Promise<GithubAppSummary> {
+export async function getGithubAppSummary(db: Db): Promise<GithubAppSummary> {
   const app = await db.githubApp.findUnique({ where: { id: "app" } });
   if (!app) return { configured: false };
   return {
@@ -163,7 +163,7 @@ async function storeApp(db: Db, actor: UserActor, key: SealingKey, app: StoredAp
     await recordAudit(tx, { actor: auditActorOf(actor), action: "github_app.configure", objectType: "GithubApp", objectId: String(app.appId), detail: { slug: app.slug, source: app.source } });
   });
   forgetWebhookSecrets();
-  return githubAppSummary(db);
+  return getGithubAppSummary(db);
 }
 
 export async function removeGithubApp(opts: { db: Db; actor: UserActor }) {

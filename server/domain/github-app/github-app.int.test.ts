@@ -18,7 +18,7 @@ import { githubClient, installationToken } from "@/server/forges/github/client";
 import { startFakeGithub, type FakeGithub } from "@/server/forges/github/testing/fake-github";
 import type { FakeApp } from "@/server/forges/github/testing/fake-github-apps";
 import { createUser } from "@/server/testing/factories";
-import { completeManifestFlow, forgetWebhookSecrets, githubAppSummary, loadGithubAppCredentials, removeGithubApp, saveExistingApp, startManifestFlow } from "./app-service";
+import { completeManifestFlow, forgetWebhookSecrets, getGithubAppSummary, loadGithubAppCredentials, removeGithubApp, saveExistingApp, startManifestFlow } from "./app-service";
 import { sealingKey } from "./key";
 import { setRepositoryEnabled } from "@/server/domain/repositories/manage-service";
 import { processInstallationDelivery } from "./installation-delivery";
@@ -99,11 +99,11 @@ describe("setting up the app", () => {
     const app = fake.apps.createApp({ name: "Existing", owner: "acme" });
     const other = fake.apps.createApp({ name: "Other", owner: "acme" });
     await expect(saveExistingApp({ db, actor: admin, input: { appId: app.id, privateKey: other.pem, webhookSecret: app.webhookSecret }, key, apiUrl: fake.url })).rejects.toMatchObject({ reason: "app_rejected" });
-    expect(await githubAppSummary(db)).toEqual({ configured: false });
+    expect(await getGithubAppSummary(db)).toEqual({ configured: false });
     const saved = await saveExistingApp({ db, actor: admin, input: { appId: app.id, privateKey: app.pem, webhookSecret: app.webhookSecret }, key, apiUrl: fake.url });
     expect(saved).toMatchObject({ configured: true, appId: app.id, slug: "existing", source: "manual" });
     await removeGithubApp({ db, actor: admin });
-    expect(await githubAppSummary(db)).toEqual({ configured: false });
+    expect(await getGithubAppSummary(db)).toEqual({ configured: false });
   });
 });
 

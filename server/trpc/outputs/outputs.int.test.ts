@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionUser } from "@/server/auth/roles";
 import { getDb } from "@/server/db";
 import { listApiTokens } from "@/server/domain/api-tokens/tokens";
-import { githubAppSummary, saveExistingApp } from "@/server/domain/github-app/app-service";
+import { getGithubAppSummary, saveExistingApp } from "@/server/domain/github-app/app-service";
 import { loadSealingKey } from "@/server/domain/github-app/sealed";
-import { poolSettings } from "@/server/domain/pools/pools-presenter";
+import { getPoolSettings } from "@/server/domain/pools/pools-presenter";
 import { listUsers } from "@/server/domain/users/accounts";
 import { startFakeGithub, type FakeGithub } from "@/server/forges/github/testing/fake-github";
 import { procedureOutput } from "@/server/rest/schemas";
@@ -78,7 +78,7 @@ describe("declared outputs strip what a presenter leaks", () => {
     await db.githubApp.deleteMany();
     await saveExistingApp({ db, actor: admin, input: { appId: app.id, privateKey: app.pem, webhookSecret: app.webhookSecret }, key, apiUrl: fake.url });
     const row = await db.githubApp.findUniqueOrThrow({ where: { id: "app" } });
-    const wire = await throughOutput("githubApp.saveExisting", admin, async () => ({ ...row, ...(await githubAppSummary(db)), privateKey: app.pem, webhookSecret: app.webhookSecret }));
+    const wire = await throughOutput("githubApp.saveExisting", admin, async () => ({ ...row, ...(await getGithubAppSummary(db)), privateKey: app.pem, webhookSecret: app.webhookSecret }));
     expect(wire).toContain(app.slug);
     for (const secret of [app.pem, app.webhookSecret, row.privateKeySealed, row.webhookSecretSealed]) expect(wire).not.toContain(secret);
     const settings = JSON.stringify(await callerFor(admin).githubApp.get());
@@ -90,7 +90,7 @@ describe("declared outputs strip what a presenter leaks", () => {
     const grant = await callerFor(admin).pools.createSecretGrant({ secretName: `TOKEN_${uid().toUpperCase()}`, stackId, privileged: false, trustedPoolsOnly: true, taskKinds: [] });
     const value = `s3cret-${uid()}`;
     const wire = await throughOutput("pools.settings", admin, async () => {
-      const s = await poolSettings({ db, actor: admin });
+      const s = await getPoolSettings({ db, actor: admin });
       return { ...s, value, secretGrants: s.secretGrants.map((g) => ({ ...g, value, receivers: g.receivers.map((r) => ({ ...r, value })) })) };
     });
     expect(wire).toContain(grant.secretName);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { githubAppSummary, removeGithubApp, saveExistingApp, startManifestFlow, zExistingAppInput, zStartManifestInput } from "@/server/domain/github-app/app-service";
+import { getGithubAppSummary, removeGithubApp, saveExistingApp, startManifestFlow, zExistingAppInput, zStartManifestInput } from "@/server/domain/github-app/app-service";
 import { APP_PERMISSIONS } from "@/server/domain/github-app/manifest";
 import { sealingKey } from "@/server/domain/github-app/key";
 import { env } from "@/server/env";
@@ -13,7 +13,7 @@ const airlockUrl = () => env.AIRLOCK_URL ?? `http://127.0.0.1:${env.PORT}`;
 
 export const githubAppRouter = router({
   get: adminProcedure.output(zGithubAppSettings).query(async ({ ctx }) => ({
-    app: await githubAppSummary(ctx.db),
+    app: await getGithubAppSummary(ctx.db),
     permissions: Object.entries(APP_PERMISSIONS).map(([name, p]) => ({ name, level: p.level, why: p.why })),
     personalTokenConfigured: Boolean(env.GITHUB_TOKEN),
     envWebhookSecretConfigured: Boolean(env.GITHUB_WEBHOOK_SECRET),

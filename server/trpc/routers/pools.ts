@@ -11,7 +11,7 @@ import {
   zVersionRefInput,
 } from "@/server/domain/pools/forms/schemas";
 import { createConfigGrant, createSecretGrant, deleteGrant, updateConfigGrant, updateSecretGrant } from "@/server/domain/pools/grants";
-import { poolSettings } from "@/server/domain/pools/pools-presenter";
+import { getPoolSettings } from "@/server/domain/pools/pools-presenter";
 import {
   createRunnerPool,
   createServiceAccount,
@@ -27,7 +27,7 @@ import { zConfigGrant, zDeleted, zPoolSettings, zRunnerPool, zSecretGrant, zServ
 // Airlock admin changes them. The services check again, and keep the trust rules.
 
 export const poolsRouter = router({
-  settings: memberProcedure.output(zPoolSettings).query(({ ctx }) => poolSettings({ db: ctx.db, actor: ctx.user })),
+  settings: memberProcedure.output(zPoolSettings).query(({ ctx }) => getPoolSettings({ db: ctx.db, actor: ctx.user })),
 
   createPool: adminProcedure.input(zRunnerPoolInput).output(zRunnerPool).mutation(({ ctx, input }) => createRunnerPool({ db: ctx.db, actor: ctx.user, input })),
   updatePool: adminProcedure.input(zUpdateRunnerPoolInput).output(zRunnerPool).mutation(({ ctx, input }) => updateRunnerPool({ db: ctx.db, actor: ctx.user, input })),

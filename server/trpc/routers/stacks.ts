@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { archiveStack, createStack, restoreStack, updateStack } from "@/server/domain/stacks/stacks-service";
-import { diffStackVersions, getStack, getStackVersionSpec, listStacks, stackOptions } from "@/server/domain/stacks/stacks-presenter";
+import { diffStackVersions, getStack, getStackVersionSpec, listStacks, listStackOptions } from "@/server/domain/stacks/stacks-presenter";
 import { previewSources, previewStack } from "@/server/domain/evaluation/stack-preview";
 import {
   zCreateStackInput,
@@ -20,7 +20,7 @@ export const stacksRouter = router({
   byId: memberProcedure.input(zStackIdInput).query(({ ctx, input }) => getStack({ db: ctx.db, actor: ctx.user, stackId: input.stackId })),
 
   /** Stacks a trigger rule may use (not archived). */
-  options: memberProcedure.query(({ ctx }) => stackOptions(ctx.db)),
+  options: memberProcedure.query(({ ctx }) => listStackOptions(ctx.db)),
 
   versionSpec: memberProcedure
     .input(zStackIdInput.extend({ version: z.int().positive() }))
