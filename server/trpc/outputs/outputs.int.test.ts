@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionUser } from "@/server/auth/roles";
 import { getDb } from "@/server/db";
 import { listApiTokens } from "@/server/domain/api-tokens/tokens";
+import { listApprovals } from "@/server/domain/approvals/queue";
+import { createPatchApproval, createPatchRepository } from "@/server/domain/approvals/test-fixtures";
 import { getGithubAppSummary, saveExistingApp } from "@/server/domain/github-app/app-service";
 import { loadSealingKey } from "@/server/domain/github-app/sealed";
 import { getPoolSettings } from "@/server/domain/pools/pools-presenter";
@@ -41,7 +43,8 @@ function outputOf(path: string) {
 
 /** Calls a twin of `path` that answers `answer()` through `path`'s own output schema, over HTTP-shaped JSON. */
 async function throughOutput(path: string, user: SessionUser, answer: () => Promise<unknown>) {
-  const twin = router({ leak: (path.startsWith("apiTokens.") ? protectedProcedure : adminProcedure).output(outputOf(path)).query(answer) });
+  const procedure = path.startsWith("apiTokens.") || path.startsWith("approvals.") ? protectedProcedure : adminProcedure;
+  const twin = router({ leak: procedure.output(outputOf(path)).query(answer) });
   const data = await createCallerFactory(twin)(createTRPCContext({ user })).leak();
   return JSON.stringify(data);
 }
@@ -106,5 +109,23 @@ describe("declared outputs strip what a presenter leaks", () => {
     const body = (await res.json()) as { result: { data: { json: { secretGrants: Record<string, unknown>[] } } } };
     const sent = body.result.data.json.secretGrants.find((g) => g.id === grant.id);
     expect(Object.keys(sent!).sort()).toEqual(["createdAt", "id", "poolIds", "poolScope", "privileged", "receivers", "secretName", "stackId", "stackName", "taskKinds", "trustedPoolsOnly", "updatedAt", "version"]);
+  });
+
+  it("an approval's presented JSON and its patch, in the queue", async () => {
+    const maintainer = await createUser();
+    const repo = await createPatchRepository([[maintainer, "maintainer"]]);
+    const { approvalId } = await createPatchApproval({ repo });
+    const row = await db.approvalRequest.findUniqueOrThrow({ where: { id: approvalId }, include: { artifact: { select: { content: true } } } });
+    const patch = row.artifact!.content!;
+    const input = { repositoryId: repo.repository.id, limit: 50 };
+    const wire = await throughOutput("approvals.list", maintainer, async () =>
+      (await listApprovals({ db, repositoryIds: [repo.repository.id], input, now: new Date() })).map((a) => ({ ...a, presented: row.presented, patch, run: { ...a.run, patch } })),
+    );
+    expect(wire).toContain(approvalId);
+    expect(wire).not.toContain(patch);
+    expect(wire).not.toContain("presented");
+    const [listed] = await callerFor(maintainer).approvals.list(input);
+    expect(listed).toMatchObject({ id: approvalId, stackName: expect.any(String) });
+    expect(Object.keys(listed!)).not.toContain("presented");
   });
 });

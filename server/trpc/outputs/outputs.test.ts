@@ -8,10 +8,13 @@ import { appRouter } from "@/server/trpc/root";
 // outputs.int.test.ts shows the schemas strip such a key from real answers.
 
 const DECLARED = ["apiTokens.", "users.", "invitation.", "githubApp.", "pools."];
+// Of the approvals router, all but byId (its presented JSON changes shape with #19's write-back
+// kinds) and retryWriteBack (the write-backs area, being changed in another branch).
+const DECLARED_PATHS = ["approvals.list", "approvals.counts", "approvals.approve", "approvals.reject", "approvals.overridePushProtection"];
 
 type ProcedureDef = { _def: { output?: z.ZodType; type: string } };
 const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, ProcedureDef>);
-const declared = procedures.filter(([path]) => DECLARED.some((prefix) => path.startsWith(prefix)));
+const declared = procedures.filter(([path]) => DECLARED.some((prefix) => path.startsWith(prefix)) || DECLARED_PATHS.includes(path));
 
 /** Paths inside `schema` where an object accepts keys it does not name. */
 function openings(schema: z.ZodType, at = "$", seen = new Set<z.ZodType>()): string[] {
@@ -44,7 +47,7 @@ function openings(schema: z.ZodType, at = "$", seen = new Set<z.ZodType>()): str
 
 describe("declared outputs", () => {
   it("covers the routers it names", () => {
-    expect(declared.map(([path]) => path)).toEqual(expect.arrayContaining(["apiTokens.list", "apiTokens.create", "users.list", "invitation.lookup", "githubApp.get", "pools.settings"]));
+    expect(declared.map(([path]) => path)).toEqual(expect.arrayContaining(["apiTokens.list", "apiTokens.create", "users.list", "invitation.lookup", "githubApp.get", "pools.settings", ...DECLARED_PATHS]));
   });
 
   it("every procedure of those routers declares an output schema", () => {
