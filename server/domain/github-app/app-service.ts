@@ -6,7 +6,7 @@ import type { Db } from "@/server/db";
 import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
-import type { Sql } from "../ingest/delivery/sql";
+import type { Sql } from "@/server/db/sql";
 import { requireAdmin } from "../repositories/access";
 import { auditActorOf, type UserActor } from "../actor";
 import { buildManifest, manifestPostUrl, type AppManifest } from "./manifest";
@@ -193,7 +193,7 @@ export async function appWebhookSecret(load: () => Promise<string | null>, now =
   return secretCache.secret;
 }
 
-/** The webhook route's read of the app's secret, on its own pg pool (see ingest/delivery/sql.ts). */
+/** The webhook route's read of the app's secret, on its own pg pool (see server/db/sql.ts). */
 export async function webhookSecretFromSql(sql: Sql, key: SealingKey): Promise<string | null> {
   const { rows } = await sql.query<{ webhookSecretSealed: string }>(`SELECT "webhookSecretSealed" FROM "GithubApp" WHERE "id" = 'app'`, []);
   return rows[0] ? unseal(key, rows[0].webhookSecretSealed) : null;

@@ -11,7 +11,7 @@ import type { SessionUser } from "@/server/auth/roles";
 import { getDb } from "@/server/db";
 import { evaluateDelivery } from "@/server/domain/evaluation/evaluate";
 import { receiveGithubWebhook } from "@/server/domain/ingest/delivery/receive-github";
-import { prismaSql } from "@/server/domain/ingest/delivery/sql";
+import { prismaSql } from "@/server/db/sql";
 import { failedWorkflowJob, installationEvent, installationRepositoriesEvent, signedRequest, type Delivery } from "@/server/domain/ingest/fixtures/deliveries";
 import { forgeResolver } from "@/server/domain/writebacks/forges";
 import { githubClient, installationToken } from "@/server/forges/github/client";
