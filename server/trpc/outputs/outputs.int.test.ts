@@ -11,6 +11,7 @@ import { createPatchApproval, createPatchRepository } from "@/server/domain/appr
 import { getGithubAppSummary, saveExistingApp } from "@/server/domain/github-app/app-service";
 import { loadSealingKey } from "@/server/domain/github-app/sealed";
 import { getPoolSettings } from "@/server/domain/pools/pools-presenter";
+import { getStack } from "@/server/domain/stacks/stacks-presenter";
 import { listUsers } from "@/server/domain/users/accounts";
 import { startFakeGithub, type FakeGithub } from "@/server/forges/github/testing/fake-github";
 import { procedureOutput } from "@/server/rest/schemas";
@@ -43,7 +44,7 @@ function outputOf(path: string) {
 
 /** Calls a twin of `path` that answers `answer()` through `path`'s own output schema, over HTTP-shaped JSON. */
 async function throughOutput(path: string, user: SessionUser, answer: () => Promise<unknown>) {
-  const procedure = path.startsWith("apiTokens.") || path.startsWith("approvals.") ? protectedProcedure : adminProcedure;
+  const procedure = ["apiTokens.", "approvals.", "stacks."].some((p) => path.startsWith(p)) ? protectedProcedure : adminProcedure;
   const twin = router({ leak: procedure.output(outputOf(path)).query(answer) });
   const data = await createCallerFactory(twin)(createTRPCContext({ user })).leak();
   return JSON.stringify(data);
@@ -127,5 +128,18 @@ describe("declared outputs strip what a presenter leaks", () => {
     const [listed] = await callerFor(maintainer).approvals.list(input);
     expect(listed).toMatchObject({ id: approvalId, stackName: expect.any(String) });
     expect(Object.keys(listed!)).not.toContain("presented");
+  });
+
+  it("a secret's value inside a stack's spec", async () => {
+    const member = await createUser();
+    await createRepository({ members: [[member, "viewer"]] });
+    const stack = await makeStack(db, admin);
+    const value = `sk-ant-${uid()}`;
+    const wire = await throughOutput("stacks.byId", member, async () => {
+      const s = await getStack({ db, actor: member, stackId: stack.id });
+      return { ...s, apiKey: value, spec: { ...s.spec, apiKey: value, adapter: { ...s.spec.adapter, apiKey: value } } };
+    });
+    expect(wire).toContain(stack.id);
+    expect(wire).not.toContain(value);
   });
 });

@@ -11,6 +11,8 @@ const DECLARED = ["apiTokens.", "users.", "invitation.", "githubApp.", "pools."]
 // Of the approvals router, all but byId (its presented JSON changes shape with #19's write-back
 // kinds) and retryWriteBack (the write-backs area, being changed in another branch).
 const DECLARED_PATHS = ["approvals.list", "approvals.counts", "approvals.approve", "approvals.reject", "approvals.overridePushProtection"];
+// The stacks pages' reads (the writes and previews come next).
+DECLARED_PATHS.push("stacks.list", "stacks.byId", "stacks.options", "stacks.versionSpec", "stacks.diff");
 
 type ProcedureDef = { _def: { output?: z.ZodType; type: string } };
 const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, ProcedureDef>);
