@@ -20,7 +20,7 @@ const { finishAttempt: finish } = await import("../runs/finish-attempt");
 const { settleRun } = await import("../approvals/settle-run");
 const { askForReviewAgainAfterPush } = await import("./review-again");
 const { afterRunEnded } = await import("./spawn");
-const { fixLoopOfRun } = await import("./presenter");
+const { getRunFixLoop } = await import("./presenter");
 const { launchFixRun } = await import("./launch");
 const { escalateFixLoop } = await import("./escalate");
 const { reopenForAgents } = await import("./reopen");
@@ -245,7 +245,7 @@ describe("a rejection that arrives while a run is live", () => {
     expect(await loopState(repo.id)).toMatchObject({ deferredText: latest, deferredBy: "reviewer-person", deferredPullRequestId: pr.id, deferredBehindRunId: live.id, deferredRejectedRunId: null });
 
     // The run page says what the loop waits for.
-    const view = await fixLoopOfRun({ db, runId: live.id });
+    const view = await getRunFixLoop({ db, runId: live.id });
     expect(view?.deferred).toMatchObject({ by: "reviewer-person", text: latest, behind: { id: live.id, number: live.number, status: "running" } });
 
     await cancelRun({ db, actor: maintainerActor, runId: live.id });
@@ -255,7 +255,7 @@ describe("a rejection that arrives while a run is live", () => {
     expect(made[0]!.dedupeKey).toMatch(/^fix:review:/);
     expect(await jobCount("fixloop.launch", made[0]!.id)).toBe(1);
     expect((await loopState(repo.id))?.deferredKey).toBeNull();
-    expect((await fixLoopOfRun({ db, runId: live.id }))?.deferred).toBeNull();
+    expect((await getRunFixLoop({ db, runId: live.id }))?.deferred).toBeNull();
 
     // Taken up once: the hook again (a retried job) finds nothing stored.
     expect(await db.$transaction((tx) => afterRunEnded(tx, live.id, new Date()))).toEqual([]);
@@ -374,7 +374,7 @@ describe("a rejection that arrives while a run is live", () => {
     await deliver(db, changesRequested(escalated.repo.fullName, 7, "no"));
     // Escalated meanwhile (as escalateFixLoop marks it): a person owns the branch now.
     await db.fixLoopState.update({ where: { repositoryId_branch: { repositoryId: escalated.repo.id, branch: "agent/fix-sum" } }, data: { escalatedAt: new Date() } });
-    expect((await fixLoopOfRun({ db, runId: live.id }))?.deferred).toBeNull();
+    expect((await getRunFixLoop({ db, runId: live.id }))?.deferred).toBeNull();
     await cancelRun({ db, actor: maintainerActor, runId: live.id });
     expect(await intents(escalated.repo.id)).toHaveLength(0);
     expect((await loopState(escalated.repo.id))?.deferredKey).toBeNull();

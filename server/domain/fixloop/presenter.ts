@@ -7,7 +7,7 @@ import { countIntents, deferredRejectionOf } from "./spawn";
 // it started (or why it did not), the attempts used against the bound, the attribution of each
 // red check with its stored decision (the proof is read through proofs.byId), the escalation.
 
-export async function fixLoopOfRun(opts: { db: Db; runId: string }) {
+export async function getRunFixLoop(opts: { db: Db; runId: string }) {
   const run = await opts.db.agentDispatchRun.findUnique({ where: { id: opts.runId }, select: { repositoryId: true, headBranch: true, pullRequest: { select: { headRef: true } } } });
   if (!run) throw new AppError("NOT_FOUND", "No such run.");
   const branch = run.pullRequest?.headRef ?? run.headBranch;

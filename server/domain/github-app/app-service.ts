@@ -6,7 +6,7 @@ import type { Db } from "@/server/db";
 import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
-import type { Sql } from "../ingest/delivery/sql";
+import type { Sql } from "@/server/db/sql";
 import { requireAdmin } from "../repositories/access";
 import { auditActorOf, type UserActor } from "../actor";
 import { buildManifest, manifestPostUrl, type AppManifest } from "./manifest";
@@ -25,7 +25,7 @@ export type GithubAppSummary =
   | { configured: false }
   | { configured: true; appId: number; slug: string; name: string; htmlUrl: string; ownerLogin: string | null; source: string; installUrl: string; createdAt: Date };
 
-export async function githubAppSummary(db: Db): Promise<GithubAppSummary> {
+export async function getGithubAppSummary(db: Db): Promise<GithubAppSummary> {
   const app = await db.githubApp.findUnique({ where: { id: "app" } });
   if (!app) return { configured: false };
   return {
@@ -163,7 +163,7 @@ async function storeApp(db: Db, actor: UserActor, key: SealingKey, app: StoredAp
     await recordAudit(tx, { actor: auditActorOf(actor), action: "github_app.configure", objectType: "GithubApp", objectId: String(app.appId), detail: { slug: app.slug, source: app.source } });
   });
   forgetWebhookSecrets();
-  return githubAppSummary(db);
+  return getGithubAppSummary(db);
 }
 
 export async function removeGithubApp(opts: { db: Db; actor: UserActor }) {
@@ -193,7 +193,7 @@ export async function appWebhookSecret(load: () => Promise<string | null>, now =
   return secretCache.secret;
 }
 
-/** The webhook route's read of the app's secret, on its own pg pool (see ingest/delivery/sql.ts). */
+/** The webhook route's read of the app's secret, on its own pg pool (see server/db/sql.ts). */
 export async function webhookSecretFromSql(sql: Sql, key: SealingKey): Promise<string | null> {
   const { rows } = await sql.query<{ webhookSecretSealed: string }>(`SELECT "webhookSecretSealed" FROM "GithubApp" WHERE "id" = 'app'`, []);
   return rows[0] ? unseal(key, rows[0].webhookSecretSealed) : null;

@@ -3,7 +3,7 @@
 // Airlock's own credentials, the GitHub App's webhook secret included (sealed in the database).
 // Values live only in memory; names go into redaction reports.
 import type { Db } from "@/server/db";
-import { prismaSql, type Sql } from "./delivery/sql";
+import { prismaSql, type Sql } from "@/server/db/sql";
 import type { KnownSecret } from "@/server/domain/context/redaction/redact";
 import { env, grantedValue } from "@/server/env";
 import { appWebhookSecret, webhookSecretFromSql } from "@/server/domain/github-app/app-service";

@@ -23,7 +23,7 @@ export function grantReceivers(
   });
 }
 
-export async function poolSettings(opts: { db: Db; actor: UserActor }) {
+export async function getPoolSettings(opts: { db: Db; actor: UserActor }) {
   const { db } = opts;
   const [pools, accounts, secretGrants, configGrants, stacks] = await Promise.all([
     db.runnerPool.findMany({

@@ -2,7 +2,7 @@ import type { Db } from "@/server/db";
 import type { RepoRole } from "@/server/db/generated/enums";
 import { roleAtLeast } from "@/server/auth/roles";
 import { disabledProblem } from "../repositories/disabled";
-import { stackOptions } from "../stacks/stacks-presenter";
+import { listStackOptions } from "../stacks/stacks-presenter";
 import { taskStacks } from "../triggers/task-stacks";
 
 // What a person may dispatch on a repository, for "Attempt repair" and the manual dispatch
@@ -10,10 +10,10 @@ import { taskStacks } from "../triggers/task-stacks";
 // from, and, when this person may not dispatch at all, why (role, a disabled repository). The
 // dispatch use cases check the same facts again; this only says them first.
 
-export async function dispatchOptions(opts: { db: Db; repositoryId: string; role: RepoRole }) {
+export async function getDispatchOptions(opts: { db: Db; repositoryId: string; role: RepoRole }) {
   const [repository, stacks, byTask] = await Promise.all([
     opts.db.repository.findUniqueOrThrow({ where: { id: opts.repositoryId }, select: { id: true, fullName: true, defaultBranch: true, disabledAt: true, disabledReason: true, disabledBy: true } }),
-    stackOptions(opts.db),
+    listStackOptions(opts.db),
     taskStacks(opts.db, opts.repositoryId),
   ]);
   // The same sentence dispatching refuses with (runs/dispatch.ts).

@@ -126,7 +126,7 @@ export function textFilter(q: string | undefined): Prisma.AgentDispatchRunWhereI
 }
 
 /** Stacks and actors seen on the runs the caller may see, for the list's filter menus. */
-export async function runFilterOptions(opts: { db: Db; repositoryIds: string[] | "all" }) {
+export async function getRunFilterOptions(opts: { db: Db; repositoryIds: string[] | "all" }) {
   const visible: Prisma.AgentDispatchRunWhereInput = opts.repositoryIds === "all" ? {} : { repositoryId: { in: opts.repositoryIds } };
   const [stacks, actors] = await Promise.all([
     opts.db.agentStack.findMany({ select: { id: true, name: true }, orderBy: { name: "asc" }, take: 200 }),

@@ -148,6 +148,6 @@ export async function diffStackVersions(opts: {
 }
 
 /** Stacks a trigger rule may pick: not archived. */
-export async function stackOptions(db: Db) {
+export async function listStackOptions(db: Db) {
   return db.agentStack.findMany({ where: { archivedAt: null }, orderBy: { name: "asc" }, select: { id: true, name: true, version: true } });
 }

@@ -15,7 +15,7 @@ export type RunTriageView = {
 };
 
 /** The triage of the failure a run is about: linked to the run, else to the run's pipeline. */
-export async function runTriage(opts: { db: Db; runId: string }): Promise<RunTriageView | null> {
+export async function getRunTriage(opts: { db: Db; runId: string }): Promise<RunTriageView | null> {
   const run = await opts.db.agentDispatchRun.findUnique({ where: { id: opts.runId }, select: { pipelineId: true } });
   if (!run) return null;
   // One failure can dispatch several rules' runs; the decision is linked to the first of them.

@@ -53,7 +53,7 @@ export async function getTriggerRule(opts: { db: Db; actor: UserActor; ruleId: s
 }
 
 /** The repositories and stacks the form offers; repositories say whether the user may pick them. */
-export async function triggerFormOptions(opts: { db: Db; actor: UserActor }) {
+export async function getTriggerFormOptions(opts: { db: Db; actor: UserActor }) {
   const visible = await visibleRepositoryIds(opts.db, opts.actor);
   const [repositories, stacks] = await Promise.all([
     opts.db.repository.findMany({

@@ -11,6 +11,7 @@ import { AppError } from "@/server/errors";
 import { bareRepoPath, resolveRevision } from "@/server/forges/local/repositories";
 import { protectedProcedure, requireRepositoryRole, router } from "../init";
 import { auditActorOf } from "@/server/domain/actor";
+import { zApprovalCounts, zApprovalList, zApproved, zPushProtectionOverridden, zRejected } from "../outputs/approvals";
 
 // The approvals gate's procedures: validate, authorise (viewer to read, maintainer to decide;
 // the domain re-checks inside its transaction), call the domain.
@@ -27,15 +28,21 @@ const localBranchHead: BranchHead = async (repository, branch) => {
 };
 
 export const approvalsRouter = router({
-  list: protectedProcedure.input(zApprovalListInput).query(async ({ ctx, input }) => {
-    if (input.repositoryId) await requireRepositoryRole(ctx, input.repositoryId, "viewer");
-    return listApprovals({ db: ctx.db, repositoryIds: await visibleRepositoryIds(ctx.db, ctx.user), input, now: ctx.now() });
-  }),
+  list: protectedProcedure
+    .input(zApprovalListInput)
+    .output(zApprovalList)
+    .query(async ({ ctx, input }) => {
+      if (input.repositoryId) await requireRepositoryRole(ctx, input.repositoryId, "viewer");
+      return listApprovals({ db: ctx.db, repositoryIds: await visibleRepositoryIds(ctx.db, ctx.user), input, now: ctx.now() });
+    }),
 
-  counts: protectedProcedure.input(zApprovalListInput.omit({ limit: true, status: true })).query(async ({ ctx, input }) => {
-    if (input.repositoryId) await requireRepositoryRole(ctx, input.repositoryId, "viewer");
-    return countApprovals({ db: ctx.db, repositoryIds: await visibleRepositoryIds(ctx.db, ctx.user), input, now: ctx.now() });
-  }),
+  counts: protectedProcedure
+    .input(zApprovalListInput.omit({ limit: true, status: true }))
+    .output(zApprovalCounts)
+    .query(async ({ ctx, input }) => {
+      if (input.repositoryId) await requireRepositoryRole(ctx, input.repositoryId, "viewer");
+      return countApprovals({ db: ctx.db, repositoryIds: await visibleRepositoryIds(ctx.db, ctx.user), input, now: ctx.now() });
+    }),
 
   byId: protectedProcedure.input(zApprovalId).query(async ({ ctx, input }) => {
     const role = await requireRepositoryRole(ctx, await approvalRepository(ctx.db, input.approvalId), "viewer");
@@ -46,19 +53,24 @@ export const approvalsRouter = router({
 
   approve: protectedProcedure
     .input(zApprovalId.extend({ artifactDigest: z.string().max(100).nullable(), headSha: z.string().max(64).nullable() }))
+    .output(zApproved)
     .mutation(async ({ ctx, input }) => {
       await requireRepositoryRole(ctx, await approvalRepository(ctx.db, input.approvalId), "maintainer");
       return approveApproval({ db: ctx.db, actor: ctx.user, approvalId: input.approvalId, artifactDigest: input.artifactDigest, headSha: input.headSha, branchHead: localBranchHead, now: ctx.now() });
     }),
 
-  reject: protectedProcedure.input(zApprovalId.extend({ reason: z.string().trim().min(1, "A rejection needs a reason").max(2000) })).mutation(async ({ ctx, input }) => {
-    await requireRepositoryRole(ctx, await approvalRepository(ctx.db, input.approvalId), "maintainer");
-    return rejectWriteBack({ db: ctx.db, actor: ctx.user, approvalId: input.approvalId, reason: input.reason, now: ctx.now() });
-  }),
+  reject: protectedProcedure
+    .input(zApprovalId.extend({ reason: z.string().trim().min(1, "A rejection needs a reason").max(2000) }))
+    .output(zRejected)
+    .mutation(async ({ ctx, input }) => {
+      await requireRepositoryRole(ctx, await approvalRepository(ctx.db, input.approvalId), "maintainer");
+      return rejectWriteBack({ db: ctx.db, actor: ctx.user, approvalId: input.approvalId, reason: input.reason, now: ctx.now() });
+    }),
 
   /** An admin lifts push protection for a patch with secrets, with a reason (audited, shown). */
   overridePushProtection: protectedProcedure
     .input(zApprovalId.extend({ reason: z.string().trim().min(1, "An override needs a reason").max(2000) }))
+    .output(zPushProtectionOverridden)
     .mutation(async ({ ctx, input }) => {
       await requireRepositoryRole(ctx, await approvalRepository(ctx.db, input.approvalId), ctx.user.isAdmin ? "viewer" : "admin");
       return overridePushProtection({ db: ctx.db, actor: ctx.user, approvalId: input.approvalId, reason: input.reason, now: ctx.now() });

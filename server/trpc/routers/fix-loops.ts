@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fixLoopOfRun, getFixLoop } from "@/server/domain/fixloop/presenter";
+import { getRunFixLoop, getFixLoop } from "@/server/domain/fixloop/presenter";
 import { reopenForAgents } from "@/server/domain/fixloop/reopen";
 import { repositoryProcedure, router, runProcedure } from "../init";
 import { auditActorOf } from "@/server/domain/actor";
@@ -14,7 +14,7 @@ export const fixLoopsRouter = router({
     .input(zBranch)
     .query(({ ctx, input }) => getFixLoop({ db: ctx.db, repositoryId: input.repositoryId, branch: input.branch })),
 
-  byRun: runProcedure("viewer").query(({ ctx, input }) => fixLoopOfRun({ db: ctx.db, runId: input.runId })),
+  byRun: runProcedure("viewer").query(({ ctx, input }) => getRunFixLoop({ db: ctx.db, runId: input.runId })),
 
   reopen: repositoryProcedure("maintainer")
     .input(zBranch)

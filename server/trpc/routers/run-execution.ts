@@ -4,7 +4,7 @@ import { forkRun } from "@/server/domain/runs/fork";
 import { resumeRun } from "@/server/domain/runs/resume";
 import { retryRun } from "@/server/domain/runs/retry";
 import { zTaskKind } from "@/server/domain/ci-events/enums";
-import { dispatchOptions } from "@/server/domain/runs/dispatch-options";
+import { getDispatchOptions } from "@/server/domain/runs/dispatch-options";
 import { repositoryProcedure, runProcedure } from "../init";
 import { auditActorOf } from "@/server/domain/actor";
 
@@ -27,7 +27,7 @@ export const runExecutionProcedures = {
     .mutation(({ ctx, input }) => dispatchRun({ db: ctx.db, actor: auditActorOf(ctx.user), runId: input.runId, taskKind: input.taskKind, now: ctx.now() })),
 
   /** What a person may dispatch on a repository: its stacks per task kind, the stacks, and why not. */
-  dispatchOptions: repositoryProcedure("viewer").query(({ ctx }) => dispatchOptions({ db: ctx.db, repositoryId: ctx.repositoryId, role: ctx.role })),
+  dispatchOptions: repositoryProcedure("viewer").query(({ ctx }) => getDispatchOptions({ db: ctx.db, repositoryId: ctx.repositoryId, role: ctx.role })),
 
   /** A new attempt of a failed, cancelled or escalated run, within the stack's retry bound. */
   retry: runProcedure("maintainer")

@@ -3,7 +3,7 @@ import { visibleRepositoryIds } from "@/server/auth/roles";
 import { attachContext } from "@/server/domain/runs/attach-context";
 import { cancelRun } from "@/server/domain/runs/cancel";
 import { getRunArtifact, getRunDetail, listRunEvents, searchRunEvents } from "@/server/domain/runs/detail";
-import { countRunsByStatus, listRuns, runFilterOptions, zRunListFilter, zRunListInput } from "@/server/domain/runs/list";
+import { countRunsByStatus, listRuns, getRunFilterOptions, zRunListFilter, zRunListInput } from "@/server/domain/runs/list";
 import { zAttachContextInput } from "@/server/domain/runs/schemas";
 import { protectedProcedure, requireRepositoryRole, router, runProcedure } from "../init";
 import { runExecutionProcedures } from "./run-execution";
@@ -27,7 +27,7 @@ export const runsRouter = router({
   }),
 
   filterOptions: protectedProcedure.query(async ({ ctx }) =>
-    runFilterOptions({ db: ctx.db, repositoryIds: await visibleRepositoryIds(ctx.db, ctx.user) }),
+    getRunFilterOptions({ db: ctx.db, repositoryIds: await visibleRepositoryIds(ctx.db, ctx.user) }),
   ),
 
   byId: runProcedure("viewer").query(({ ctx, input }) => getRunDetail({ db: ctx.db, runId: input.runId, viewerRole: ctx.role, viewerId: ctx.user.id })),

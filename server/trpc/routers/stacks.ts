@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { archiveStack, createStack, restoreStack, updateStack } from "@/server/domain/stacks/stacks-service";
-import { diffStackVersions, getStack, getStackVersionSpec, listStacks, stackOptions } from "@/server/domain/stacks/stacks-presenter";
+import { diffStackVersions, getStack, getStackVersionSpec, listStacks, listStackOptions } from "@/server/domain/stacks/stacks-presenter";
 import { previewSources, previewStack } from "@/server/domain/evaluation/stack-preview";
 import {
   zCreateStackInput,
@@ -10,23 +10,26 @@ import {
   zUpdateStackInput,
 } from "@/server/domain/stacks/schemas";
 import { memberProcedure, repositoryProcedure, router } from "../init";
+import { zStackDetail, zStackList, zStackOptions, zStackVersionDiff } from "../outputs/stacks";
+import { zStackSpec } from "@/server/domain/stacks/spec-schema";
 
 // Stacks are global: everyone with a role on some repository reads them; who may change one depends on the trigger
 // rules that use it (server/domain/stacks/permissions.ts), so the services check it.
 
 export const stacksRouter = router({
-  list: memberProcedure.query(({ ctx }) => listStacks({ db: ctx.db, actor: ctx.user })),
+  list: memberProcedure.output(zStackList).query(({ ctx }) => listStacks({ db: ctx.db, actor: ctx.user })),
 
-  byId: memberProcedure.input(zStackIdInput).query(({ ctx, input }) => getStack({ db: ctx.db, actor: ctx.user, stackId: input.stackId })),
+  byId: memberProcedure.input(zStackIdInput).output(zStackDetail).query(({ ctx, input }) => getStack({ db: ctx.db, actor: ctx.user, stackId: input.stackId })),
 
   /** Stacks a trigger rule may use (not archived). */
-  options: memberProcedure.query(({ ctx }) => stackOptions(ctx.db)),
+  options: memberProcedure.output(zStackOptions).query(({ ctx }) => listStackOptions(ctx.db)),
 
   versionSpec: memberProcedure
     .input(zStackIdInput.extend({ version: z.int().positive() }))
+    .output(zStackSpec)
     .query(({ ctx, input }) => getStackVersionSpec(ctx.db, input.stackId, input.version)),
 
-  diff: memberProcedure.input(zStackDiffInput).query(({ ctx, input }) => diffStackVersions({ db: ctx.db, ...input })),
+  diff: memberProcedure.input(zStackDiffInput).output(zStackVersionDiff).query(({ ctx, input }) => diffStackVersions({ db: ctx.db, ...input })),
 
   create: memberProcedure.input(zCreateStackInput).mutation(({ ctx, input }) => createStack({ db: ctx.db, actor: ctx.user, input })),
 

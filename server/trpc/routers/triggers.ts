@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { dryRunTriggerRule } from "@/server/domain/evaluation/dry-run";
 import { zDryRunInput, zRuleIdInput, zRuleRefInput, zTriggerRuleInput, zUpdateTriggerRuleInput } from "@/server/domain/triggers/forms/schemas";
-import { getTriggerRule, listFlakyScans, listTriggerRules, triggerFormOptions } from "@/server/domain/triggers/rules-presenter";
+import { getTriggerRule, listFlakyScans, listTriggerRules, getTriggerFormOptions } from "@/server/domain/triggers/rules-presenter";
 import { createTriggerRule, deleteTriggerRule, requestFlakyScan, updateTriggerRule } from "@/server/domain/triggers/rules-service";
 import { memberProcedure, router } from "../init";
 
@@ -14,7 +14,7 @@ export const triggersRouter = router({
 
   byId: memberProcedure.input(zRuleIdInput).query(({ ctx, input }) => getTriggerRule({ db: ctx.db, actor: ctx.user, ruleId: input.ruleId })),
 
-  formOptions: memberProcedure.query(({ ctx }) => triggerFormOptions({ db: ctx.db, actor: ctx.user })),
+  formOptions: memberProcedure.query(({ ctx }) => getTriggerFormOptions({ db: ctx.db, actor: ctx.user })),
 
   create: memberProcedure.input(zTriggerRuleInput).mutation(({ ctx, input }) => createTriggerRule({ db: ctx.db, actor: ctx.user, input })),
 

@@ -1,9 +1,9 @@
 import pg from "pg";
 import { DeliveryBatcher } from "@/server/domain/ingest/delivery/batcher";
-import type { Sql } from "@/server/domain/ingest/delivery/sql";
+import type { Sql } from "@/server/db/sql";
 import { requireDatabaseUrl } from "@/server/env";
 
-// The webhook route's own small pg pool (see server/domain/ingest/delivery/sql.ts for why),
+// The webhook route's own small pg pool (see server/db/sql.ts for why),
 // one per process, surviving dev reloads like the Prisma client does.
 const globalForPool = globalThis as unknown as { airlockWebhookPool?: pg.Pool; airlockWebhookBatcher?: DeliveryBatcher };
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { DeliveryBatcher } from "./batcher";
-import { prismaSql, type Sql } from "./sql";
+import { prismaSql, type Sql } from "@/server/db/sql";
 import type { DeliveryRecord } from "./store";
 
 const db = getDb();

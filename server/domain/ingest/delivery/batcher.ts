@@ -4,7 +4,7 @@
 // once, alone; under a storm graphile-worker's per-job cost (its NOTIFY serialises commits) is
 // paid once per batch instead of once per delivery.
 import { recordDeliveries, type DeliveryRecord, type RecordResult } from "./store";
-import type { Sql } from "./sql";
+import type { Sql } from "@/server/db/sql";
 
 type Pending = { record: DeliveryRecord; resolve: (r: RecordResult) => void; reject: (err: unknown) => void };
 

@@ -8,7 +8,7 @@ import { zCiEvent, type CiEvent } from "@/server/domain/ci-events/ci-event";
 import { loadKnownSecrets } from "../known-secrets";
 import { formatIssues, issuesToText } from "@/server/lib/zod-issues";
 import { boundLog, zLocalArtifact, type LocalArtifact, type LocalDeliveryPayload } from "./local-payload";
-import { prismaSql } from "./sql";
+import { prismaSql } from "@/server/db/sql";
 import { DELIVERY_ID, boundedDetail, recordDelivery, sanitizePayload } from "./store";
 
 export type IngestCiEventInput = {

@@ -18,7 +18,7 @@ import { fromGithub } from "../from-github";
 import { loadKnownSecrets } from "../known-secrets";
 import { readBodyLimited } from "../read-body";
 import { verifySignature } from "../signature";
-import type { Sql } from "./sql";
+import type { Sql } from "@/server/db/sql";
 import { boundJson } from "@/server/lib/text-boundary";
 import { DELIVERY_ID, boundedDetail, deliveryPayloadLimits, recordDelivery, sanitizePayload, type DeliveryRecord, type RecordResult } from "./store";
 

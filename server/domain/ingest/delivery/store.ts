@@ -7,7 +7,7 @@ import type { DeliveryOutcome, ForgeKind } from "@/server/db/generated/enums";
 import { redactDeep, type KnownSecret } from "@/server/domain/context/redaction/redact";
 import { boundJson, type JsonLimits } from "@/server/lib/text-boundary";
 import { jobs } from "@/server/queue/jobs";
-import type { Sql } from "./sql";
+import type { Sql } from "@/server/db/sql";
 
 export type DeliveryRecord = {
   deliveryId: string;
