@@ -14,11 +14,28 @@ const heading: Record<string, string> = {
   comment: "Comment to post",
   review: "Review to post",
   approve_review: "Approving review to post",
+  open_pr: "Pull request body",
 };
 
-export function PostedWords({ action, presented: p, artifactName, artifactDigest }: { action: string; presented: Presented; artifactName: string | null; artifactDigest: string | null }) {
-  const where = p.target.prNumber ? `pull request #${p.target.prNumber}` : "no pull request (it cannot be posted)";
-  const body = p.message ?? "";
+export function PostedWords({
+  action,
+  presented: p,
+  artifactName,
+  artifactDigest,
+  body: bodyOverride,
+  where: whereOverride,
+}: {
+  action: string;
+  presented: Presented;
+  artifactName: string | null;
+  artifactDigest: string | null;
+  /** Another text than the request's message (open_pr: the PR's body). */
+  body?: string;
+  /** Where it is posted, in words (open_pr: "the new pull request from …"). */
+  where?: string;
+}) {
+  const where = whereOverride ?? (p.target.prNumber ? `pull request #${p.target.prNumber}` : "no pull request (it cannot be posted)");
+  const body = bodyOverride ?? p.message ?? "";
   return (
     <section aria-label="What will be posted" className="space-y-2">
       <h2 className="font-medium">{heading[action] ?? "Text to post"}</h2>

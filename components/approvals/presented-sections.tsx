@@ -4,6 +4,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import type { Presented } from "@/server/domain/approvals/schemas";
 import { Field, list } from "./fields";
 import { LabelChangeView } from "./label-change";
+import { OpenPrView } from "./open-pr";
 import { PostedWords, postsWords } from "./posted-words";
 import { PrivilegedLaunchView } from "./privileged-launch";
 import { targetParts, type TargetRow } from "./target";
@@ -44,6 +45,8 @@ export function PresentedSections({ approval: a, presented: p }: { approval: App
     <>
       {p.launch ? (
         <PrivilegedLaunchView launch={p.launch} />
+      ) : p.openPr ? (
+        <OpenPrView openPr={p.openPr} presented={p} artifact={a.artifact} artifactDigest={a.artifactDigest} />
       ) : postsWords(a.action) ? (
         <PostedWords action={a.action} presented={p} artifactName={a.artifact?.name ?? null} artifactDigest={a.artifactDigest} />
       ) : a.action === "set_labels" ? (

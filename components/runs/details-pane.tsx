@@ -12,6 +12,7 @@ import { LabelChangeSummary } from "@/components/approvals/label-change";
 import { targetParts } from "@/components/approvals/target";
 import { SandboxSection } from "./sandbox-section";
 import { DiagnosisCommentButton } from "./diagnosis-comment-button";
+import { OpenPrButton } from "./open-pr-dialog";
 
 // The right pane: how the run executed and what it may touch. Attempts and
 // their timing, runner pod/job, service accounts and native RBAC, the admission
@@ -240,6 +241,11 @@ export function DetailsPane({ run }: { run: RunDetailView }) {
         {run.taskKind === "diagnose" && run.pullRequest && (
           <div className="mb-2">
             <DiagnosisCommentButton runId={run.id} verdict={run.diagnosisComment} />
+          </div>
+        )}
+        {run.openPr.shown && (
+          <div className="mb-2">
+            <OpenPrButton runId={run.id} verdict={run.openPr} />
           </div>
         )}
         {run.writeBacks.length === 0 ? (

@@ -25,7 +25,15 @@ export type ForgeWriteBackRequest = {
   patch?: string;
   /** Commit message, comment or review body. */
   message: string;
+  /** open_pr: the pull request opened from the new branch (target.branch) onto `base`. */
+  openPr?: OpenPrRequest;
+  /** publish_release: the tag, release notes and the approved artifact, byte for byte. */
+  release?: ReleaseRequest;
 };
+
+export type OpenPrRequest = { base: string; title: string; body: string };
+
+export type ReleaseRequest = { tag: string; name: string; notes: string; commitSha: string; artifact: { name: string; digest: string; content: string } };
 
 export type ForgeWriteBackResult = {
   /** Commit SHA, comment id, review id, workflow run id. */

@@ -8,6 +8,7 @@ import { twoPersonRefusal } from "../runs/causers";
 import { fixForwardOnApprovalRejection } from "../fixloop/triggers";
 import { approvePrivileged, endRejectedLaunch } from "./privileged-capability";
 import { assertPushAllowed } from "./push-protection";
+import { writeBackExtraOf } from "./presented";
 import { createPendingWriteBack } from "./request-write-back";
 import { lockApprovalRow, transitionApproval } from "./transition";
 import { utcMinute } from "@/server/lib/time";
@@ -204,6 +205,8 @@ export async function approveApproval(opts: ApproveOptions & { kinds?: "any" | "
         message: presented.message ?? null,
         // The label change the approver was shown is the one executed.
         ...(approval.action === "set_labels" ? { labels: presented.labels ?? null } : {}),
+        // What the kind carries beyond its target (open_pr's PR), as the approver saw it.
+        ...writeBackExtraOf(presented),
       },
       now,
     });

@@ -7,7 +7,7 @@ import { recordAudit } from "../audit";
 import { appendRunEvents } from "../events/append";
 import { stackSpecOf } from "../runs/admit-attempt";
 import { enqueue } from "@/server/queue/enqueue";
-import { buildPresented, type WriteBackTargetInput } from "./presented";
+import { buildPresented, type PresentedExtra, writeBackExtraOf, type WriteBackTargetInput } from "./presented";
 import { changeGateVerdict } from "./change-gate-verdict";
 import { pushProtectionOf } from "./push-protection";
 import { type LabelChange, zLabelChange } from "./schemas";
@@ -91,6 +91,8 @@ export type RequestWriteBackOptions = {
   message?: string | null;
   /** set_labels: the labels added to and removed from the target PR. */
   labels?: LabelChange | null;
+  /** What the kind carries beyond its target (open_pr: the PR), shown and executed as shown. */
+  extra?: PresentedExtra;
   /** A comment carrying the run's diagnosis (bot comments may skip approval): set by writebacks/diagnosis-comment.ts only. */
   isDiagnosisComment?: boolean;
   /**
@@ -111,6 +113,8 @@ export type GateOutcome = RequestWriteBackResult | { kind: "skipped"; policyDeci
 
 /** Words the bot would post on a PR (the change gate asks where the run's code came from). */
 const wordKinds: readonly WriteBackKind[] = ["comment", "review", "approve_review"];
+/** Kinds the change gate decides by where the run's code came from: words on a PR, and a PR opened with Airlock's credentials. */
+const originKinds: readonly WriteBackKind[] = [...wordKinds, "open_pr"];
 
 /**
  * The run's code origin as the change gate knows it, always asserted (an unrecorded one is
@@ -157,7 +161,7 @@ export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcom
           bot_comments_allowed: run.repository.botCommentsAllowed,
           // Only asserted for words on a PR, so a stored policy version from before the fact keeps
           // deciding every other kind; for comments and reviews it refuses the fact: fail closed.
-          ...(wordKinds.includes(opts.action) ? { run_origin: originFact(run) } : {}),
+          ...(originKinds.includes(opts.action) ? { run_origin: originFact(run) } : {}),
       },
       whenFactsRefused: "approval is required",
     });
@@ -177,7 +181,7 @@ export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcom
         attemptId: artifact?.attemptId ?? opts.attemptId ?? null,
         approvedBy: null,
         artifactDigest: artifact?.digest ?? null,
-        target: { ...target, message: opts.message ?? null, exception, policyDecisionId, ...labelsField },
+        target: { ...target, message: opts.message ?? null, exception, policyDecisionId, ...labelsField, ...writeBackExtraOf(opts.extra) },
         now,
       });
       await appendRunEvents({ db: tx, runId: run.id, attemptId: opts.attemptId ?? undefined, events: [requestedEvent] });
@@ -192,7 +196,7 @@ export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcom
       return { kind: "direct", writeBackId: wb.id, policyDecisionId, reason };
     }
 
-    const presented = await buildPresented(tx, { run, action: opts.action, target: opts.target, artifact: artifact && { id: artifact.id, kind: artifact.kind, name: artifact.name, digest: artifact.digest, sizeBytes: artifact.sizeBytes }, message: opts.message ?? null, labels, reason, exception: null, pushProtection: protectedPatch });
+    const presented = await buildPresented(tx, { run, action: opts.action, target: opts.target, artifact: artifact && { id: artifact.id, kind: artifact.kind, name: artifact.name, digest: artifact.digest, sizeBytes: artifact.sizeBytes }, message: opts.message ?? null, labels, reason, exception: null, pushProtection: protectedPatch, extra: opts.extra });
     const expiresAt = new Date(now.getTime() + (opts.ttlMs ?? defaultApprovalTtlMs));
     const approval = await tx.approvalRequest.create({
       data: {

@@ -82,6 +82,33 @@ export const zPresentedLaunch = z.object({
 });
 export type PresentedLaunch = z.infer<typeof zPresentedLaunch>;
 
+/** open_pr: the new branch, where it starts, the PR's base, and its title and body as they will be sent. */
+export const zPresentedOpenPr = z.object({
+  branch: z.string().min(1).max(200),
+  fromSha: z.string().max(64),
+  base: z.string().min(1).max(200),
+  title: z.string().min(1).max(256),
+  body: z.string().max(20_000),
+});
+export type PresentedOpenPr = z.infer<typeof zPresentedOpenPr>;
+
+/** The most of a readiness report the approval screen freezes (the whole report stays an artifact of the run). */
+export const maxFrozenReportChars = 64_000;
+
+/**
+ * publish_release: the tag, the commit it points at, the release's name and notes, the readiness
+ * report the approver reads, and the artifact published (by digest: a changed one is stale).
+ */
+export const zPresentedRelease = z.object({
+  tag: z.string().min(1).max(100),
+  commitSha: z.string().max(64),
+  name: z.string().min(1).max(200),
+  notes: z.string().max(20_000),
+  artifact: z.object({ id: z.string().max(100), name: z.string().max(300), digest: z.string().max(200), sizeBytes: z.number().int() }),
+  report: z.object({ id: z.string().max(100), name: z.string().max(300), digest: z.string().max(200), content: z.string().max(maxFrozenReportChars).nullish(), cut: z.boolean().optional() }),
+});
+export type PresentedRelease = z.infer<typeof zPresentedRelease>;
+
 /**
  * What an approver is shown, frozen when the request is made (`ApprovalRequest.presented`, built
  * by approvals/presented.ts `presentedOf`). The approval screen parses the stored JSON with it,
@@ -127,5 +154,9 @@ export const zPresented = z.object({
   pushProtection: z.object({ findings: z.array(zRedactionEntry), note: z.string() }).nullable(),
   /** privileged_capability: exactly what the attempt launches with once approved (absent on other kinds). */
   launch: zPresentedLaunch.nullish(),
+  /** open_pr: the pull request that will be opened (absent on other kinds). */
+  openPr: zPresentedOpenPr.nullish(),
+  /** publish_release: the release that will be published and its readiness report (absent on other kinds). */
+  release: zPresentedRelease.nullish(),
 });
 export type Presented = z.infer<typeof zPresented>;

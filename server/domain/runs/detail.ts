@@ -8,6 +8,7 @@ import { isTerminalRun } from "./lifecycle";
 import { admissionView, contextView, stackView } from "./view-model";
 import { maxBlockedShown, sandboxViews } from "@/server/execution/sandbox/report";
 import { diagnosisCommentControl } from "../writebacks/diagnosis-comment";
+import { openPrControl } from "../writebacks/open-pr";
 
 export { listRunEvents, searchRunEvents } from "./transcript";
 
@@ -41,7 +42,7 @@ const runDetailInclude = {
 export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: RepoRole; viewerId?: string }) {
   const run = await opts.db.agentDispatchRun.findUnique({ where: { id: opts.runId }, include: { ...runDetailInclude, repository: { select: { ...runDetailInclude.repository.select, twoPersonRule: true } } } });
   if (!run) throw new AppError("NOT_FOUND", "No such run.");
-  const [dropped, droppedTriggers, runnerPool, twoPerson, sandboxEnds, sandboxBlocked, diagnosisComment] = await Promise.all([
+  const [dropped, droppedTriggers, runnerPool, twoPerson, sandboxEnds, sandboxBlocked, diagnosisComment, openPr] = await Promise.all([
     opts.db.triggerDrop.count({ where: { runId: run.id, dedupeKey: run.dedupeKey } }),
     listDroppedTriggers(opts.db, run),
     run.runnerPoolId
@@ -64,6 +65,7 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
       select: { attemptId: true, payload: true },
     }),
     diagnosisCommentControl(opts.db, { run, role: opts.viewerRole }),
+    openPrControl(opts.db, { run, role: opts.viewerRole }),
   ]);
   const sandbox = sandboxViews([...sandboxEnds, ...sandboxBlocked.reverse()]);
   const { costUsd, attempts, contextBundle, stackSnapshot, admission, approvals, ...rest } = run;
@@ -84,6 +86,8 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
     viewerRole: opts.viewerRole,
     /** "Post diagnosis as a comment": offered to a maintainer of a succeeded diagnosis run on a PR not yet asked for. */
     diagnosisComment,
+    /** "Open a pull request": offered for a finished run with a patch on a branch that has no PR. */
+    openPr,
     /** No work in progress: the page's stream ends, and reopens if a retry makes the run live again. */
     terminal: isTerminalRun(run.status),
     controls: runControls({

@@ -4,7 +4,7 @@ import { AppError } from "@/server/errors";
 import { type Forge, ForgeError, type ForgeWriteBackRequest, type ForgeWriteBackResult, type WriteBackTarget } from "@/server/forges/types";
 import { enqueue } from "@/server/queue/enqueue";
 import { type AuditActor, recordAudit } from "../audit";
-import { zLabelChange } from "../approvals/schemas";
+import { zLabelChange, zPresentedOpenPr } from "../approvals/schemas";
 import { patchToPush } from "../approvals/push-protection";
 import { enqueueSettle, transitionApproval } from "../approvals/transition";
 import { askForReviewAgainAfterPush } from "../fixloop/review-again";
@@ -52,8 +52,18 @@ function requestOf(wb: NonNullable<Awaited<ReturnType<typeof loadWriteBack>>>, p
     ...(t.check ? { check: t.check } : {}),
     ...(t.headSha ? { headSha: t.headSha } : {}),
   };
-  const defaultMessage = wb.kind === "push_commits" || wb.kind === "update_pr_branch" ? `Apply the agent's patch from run ${wb.runId}` : `Airlock run ${wb.runId}`;
-  return { kind: wb.kind, idempotencyKey: wb.idempotencyKey, runId: wb.runId, approvalId: wb.approvalId, target, ...(patch ? { patch } : {}), message: t.message ?? defaultMessage };
+  const defaultMessage = wb.kind === "push_commits" || wb.kind === "update_pr_branch" || wb.kind === "open_pr" ? `Apply the agent's patch from run ${wb.runId}` : `Airlock run ${wb.runId}`;
+  const openPr = zPresentedOpenPr.safeParse((wb.target as { openPr?: unknown } | null)?.openPr);
+  return {
+    kind: wb.kind,
+    idempotencyKey: wb.idempotencyKey,
+    runId: wb.runId,
+    approvalId: wb.approvalId,
+    target,
+    ...(patch ? { patch } : {}),
+    message: t.message ?? defaultMessage,
+    ...(wb.kind === "open_pr" && openPr.success ? { openPr: { base: openPr.data.base, title: openPr.data.title, body: openPr.data.body } } : {}),
+  };
 }
 
 /** The set_labels write-back on its forge: the PR's labels afterwards, as the forge reports them. */

@@ -6,6 +6,7 @@ import type { Db } from "@/server/db";
 import { type Forge, ForgeError, type LabelChange, type ForgeWriteBackRequest, type ForgeWriteBackResult, commitMessage, writeBackMarker, writeBackTrailer } from "../types";
 import { assertRevision, git, GitError } from "./git";
 import { runLocalCheck } from "./local-ci";
+import { findLocalOpenPr, openLocalPr } from "./open-pr";
 import { bareRepoPath, resolveRevision } from "./repositories";
 
 // The local forge's write-backs, with real git. A patch is applied in a throwaway clone on the
@@ -188,6 +189,8 @@ export function createLocalForge(opts: LocalForgeOptions): Forge {
           return findNote(notesDir(opts.dataDir, req.target.repository, req.target.prNumber), req.idempotencyKey);
         case "rerun_workflow":
           return findRerun(req);
+        case "open_pr":
+          return findLocalOpenPr(opts, req);
         default:
           return null;
       }
@@ -203,6 +206,8 @@ export function createLocalForge(opts: LocalForgeOptions): Forge {
           return writeNote(notesDir(opts.dataDir, req.target.repository, req.target.prNumber), req);
         case "rerun_workflow":
           return rerun(req);
+        case "open_pr":
+          return openLocalPr(opts, req);
         default:
           throw new ForgeError(`the local forge cannot ${req.kind.replaceAll("_", " ")}`, "unsupported");
       }

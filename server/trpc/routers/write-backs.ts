@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { requestDiagnosisComment } from "@/server/domain/writebacks/diagnosis-comment";
+import { maxPrNotesChars, requestOpenPr } from "@/server/domain/writebacks/open-pr";
 import { AppError } from "@/server/errors";
 import { router, runProcedure } from "../init";
 
@@ -24,5 +25,16 @@ export const writeBacksRouter = router({
       if (asked.kind === "direct") return { kind: "direct" as const, writeBackId: asked.writeBackId, reason: asked.reason };
       // A person's request either asks or throws; anything else is a bug, not an answer.
       throw new AppError("INTERNAL", `unexpected diagnosis comment outcome ${asked.kind}`);
+    }),
+
+  /** "Open a pull request": the run's patch on a new branch and a PR from it, through the change gate. */
+  requestOpenPr: runProcedure("maintainer")
+    .input(z.object({ branch: z.string().trim().max(100).optional(), title: z.string().trim().max(400).optional(), notes: z.string().max(maxPrNotesChars).optional() }))
+    .output(zRequested)
+    .mutation(async ({ ctx, input }) => {
+      const asked = await requestOpenPr({ db: ctx.db, runId: input.runId, by: actorOf(ctx.user), input, now: ctx.now() });
+      if (asked.kind === "approval") return { kind: "approval" as const, approvalId: asked.approvalId, reason: asked.reason };
+      if (asked.kind === "direct") return { kind: "direct" as const, writeBackId: asked.writeBackId, reason: asked.reason };
+      throw new AppError("INTERNAL", `unexpected open PR outcome ${asked.kind}`);
     }),
 });

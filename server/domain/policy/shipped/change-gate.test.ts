@@ -38,11 +38,12 @@ describe("change gate", () => {
   });
 
   it("never exempts approving reviews, releases or privileged capabilities", () => {
-    for (const kind of ["approve_review", "publish_release", "privileged_capability"]) {
+    for (const kind of ["approve_review", "privileged_capability"]) {
       const decision = gate({ kind, ...allowing });
       expect(decision.value).toBe(true);
       expect(decision.rule).toBe("sensitive_write_back_needs_approval");
     }
+    expect(gate({ kind: "publish_release", ...allowing }).rule).toBe("release_publish_needs_a_person");
   });
 
   it("lets an exempted push through only when the stack allows exceptions", () => {
@@ -91,7 +92,7 @@ describe("change gate", () => {
       expect(assignment.approval_mode).toBe("exceptions_allowed");
       const diagnosis = assignment.kind === "comment" && assignment.is_diagnosis_comment === true && assignment.bot_comments_allowed === true;
       expect(diagnosis || assignment.repository_exempts_kind === true).toBe(true);
-      if (assignment.kind === "comment" || assignment.kind === "review") expect(assignment.run_origin).toBe("repository");
+      if (assignment.kind === "comment" || assignment.kind === "review" || assignment.kind === "open_pr") expect(assignment.run_origin).toBe("repository");
     }
   });
 
@@ -105,6 +106,27 @@ describe("change gate", () => {
       // The origin fact concerns words on a PR only: an exempted label flip still proceeds.
       expect(gate({ kind: "set_labels", ...allowing, run_origin }).value).toBe(false);
     }
+  });
+
+  it("never lets a fork's (or an unplaced) run open a PR with Airlock's credentials without a person", () => {
+    for (const run_origin of ["fork", "unknown", undefined]) {
+      const decision = gate({ kind: "open_pr", ...allowing, run_origin });
+      expect(decision.value, `open_pr ${run_origin}`).toBe(true);
+      expect(decision.rule).toBe("untrusted_open_pr_needs_approval");
+    }
+    expect(gate({ kind: "open_pr", ...allowing }).rule).toBe("exempted_write_back_proceeds");
+  });
+
+  it("never publishes a release without a person, for any facts (exhaustive), and says so by its own rule", () => {
+    let seen = 0;
+    for (const assignment of assignments(changeGatePolicy)) {
+      if (assignment.kind !== "publish_release") continue;
+      seen++;
+      const decision = gate(assignment);
+      expect(decision.value, JSON.stringify(assignment)).toBe(true);
+      expect(decision.rule, JSON.stringify(assignment)).toBe("release_publish_needs_a_person");
+    }
+    expect(seen).toBeGreaterThan(50);
   });
 
   it("never exempts an approving review, for any facts (exhaustive)", () => {

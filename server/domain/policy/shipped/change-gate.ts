@@ -17,6 +17,14 @@ const untrustedWords: Condition = {
   ],
 };
 
+/** A pull request opened with Airlock's credentials from a fork's (or an unplaced) run's code: never without a person. */
+const untrustedOpenPr: Condition = {
+  all: [
+    { property: "kind", is: "open_pr" },
+    { property: "run_origin", isNot: "repository" },
+  ],
+};
+
 export const changeGatePolicy = definePolicy({
   kind: "change_gate",
   name: "Change gate",
@@ -78,9 +86,16 @@ export const changeGatePolicy = definePolicy({
     {
       name: "sensitive_write_back_needs_approval",
       priority: 100,
-      when: { property: "kind", inList: ["approve_review", "publish_release", "privileged_capability"] },
+      when: { property: "kind", inList: ["approve_review", "privileged_capability"] },
       then: { property: "approval_required", value: true },
-      explanation: "Approving a review, publishing a release or using a privileged capability always waits for a person.",
+      explanation: "Approving a review or using a privileged capability always waits for a person.",
+    },
+    {
+      name: "release_publish_needs_a_person",
+      priority: 100,
+      when: { property: "kind", is: "publish_release" },
+      then: { property: "approval_required", value: true },
+      explanation: "Publishing a release is privileged: a person approves it after reading its readiness report, whatever the repository or the stack allows.",
     },
     {
       name: "stack_requires_approval",
@@ -101,6 +116,13 @@ export const changeGatePolicy = definePolicy({
       when: { all: [{ property: "approval_mode", is: "exceptions_allowed" }, untrustedWords] },
       then: { property: "approval_required", value: true },
       explanation: "The run worked on a fork's code (or code Airlock cannot place), so a person approves what the bot would say.",
+    },
+    {
+      name: "untrusted_open_pr_needs_approval",
+      priority: 70,
+      when: { all: [{ property: "approval_mode", is: "exceptions_allowed" }, untrustedOpenPr] },
+      then: { property: "approval_required", value: true },
+      explanation: "The run worked on a fork's code (or code Airlock cannot place), so a person approves a pull request opened with Airlock's credentials.",
     },
     {
       name: "diagnosis_comment_allowed",
@@ -125,7 +147,7 @@ export const changeGatePolicy = definePolicy({
           { property: "kind", inList: exemptable },
           { property: "approval_mode", is: "exceptions_allowed" },
           { property: "repository_exempts_kind", is: true },
-          { none: [untrustedWords] },
+          { none: [untrustedWords, untrustedOpenPr] },
         ],
       },
       then: { property: "approval_required", value: false },
@@ -150,6 +172,7 @@ export const changeGatePolicy = definePolicy({
                 ],
               },
               untrustedWords,
+              untrustedOpenPr,
             ],
           },
         ],
