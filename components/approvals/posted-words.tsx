@@ -15,6 +15,7 @@ const heading: Record<string, string> = {
   review: "Review to post",
   approve_review: "Approving review to post",
   open_pr: "Pull request body",
+  publish_release: "Release notes",
 };
 
 export function PostedWords({

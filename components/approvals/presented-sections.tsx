@@ -5,6 +5,7 @@ import type { Presented } from "@/server/domain/approvals/schemas";
 import { Field, list } from "./fields";
 import { LabelChangeView } from "./label-change";
 import { OpenPrView } from "./open-pr";
+import { ReleaseView } from "./release";
 import { PostedWords, postsWords } from "./posted-words";
 import { PrivilegedLaunchView } from "./privileged-launch";
 import { targetParts, type TargetRow } from "./target";
@@ -45,6 +46,8 @@ export function PresentedSections({ approval: a, presented: p }: { approval: App
     <>
       {p.launch ? (
         <PrivilegedLaunchView launch={p.launch} />
+      ) : a.action === "publish_release" ? (
+        <ReleaseView presented={p} artifact={a.artifact} artifactDigest={a.artifactDigest} headSha={p.target.headSha ?? null} />
       ) : p.openPr ? (
         <OpenPrView openPr={p.openPr} presented={p} artifact={a.artifact} artifactDigest={a.artifactDigest} />
       ) : postsWords(a.action) ? (

@@ -13,6 +13,7 @@ import { targetParts } from "@/components/approvals/target";
 import { SandboxSection } from "./sandbox-section";
 import { DiagnosisCommentButton } from "./diagnosis-comment-button";
 import { OpenPrButton } from "./open-pr-dialog";
+import { PublishReleaseButton } from "./publish-release-dialog";
 
 // The right pane: how the run executed and what it may touch. Attempts and
 // their timing, runner pod/job, service accounts and native RBAC, the admission
@@ -246,6 +247,11 @@ export function DetailsPane({ run }: { run: RunDetailView }) {
         {run.openPr.shown && (
           <div className="mb-2">
             <OpenPrButton runId={run.id} verdict={run.openPr} />
+          </div>
+        )}
+        {run.publishRelease.shown && (
+          <div className="mb-2">
+            <PublishReleaseButton runId={run.id} verdict={run.publishRelease} artifacts={run.artifacts} />
           </div>
         )}
         {run.writeBacks.length === 0 ? (

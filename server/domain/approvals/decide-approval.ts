@@ -179,6 +179,11 @@ export async function approveApproval(opts: ApproveOptions & { kinds?: "any" | "
     if ((approval.artifactDigest ?? null) !== (opts.artifactDigest ?? null) || (approval.targetHeadSha !== null && approval.targetHeadSha !== opts.headSha)) {
       throw new AppError("PRECONDITION_FAILED", "This approval is stale: what you reviewed is not what this request is for. Reload and review again.", { reason: "stale" });
     }
+    if (approval.artifact && approval.artifact.digest !== approval.artifactDigest && approval.action === "publish_release") {
+      // A release's notes name the artifact's digest: a changed artifact is stale, asked for again, never swapped in.
+      await transitionApproval(tx, { approval, to: "expired", data: { decidedAt: now, decidedById: actor.id, reason: "stale: the artifact changed" } });
+      return { refused: new AppError("PRECONDITION_FAILED", "This release is stale: the artifact changed since it was requested. Nothing is published; ask to publish again.", { reason: "stale" }) };
+    }
     if (approval.artifact && approval.artifact.digest !== approval.artifactDigest) {
       return supersede(tx, approval, actor, { headSha: null, artifactDigest: approval.artifact.digest, why: "the artifact changed" }, now);
     }

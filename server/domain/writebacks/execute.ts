@@ -10,6 +10,7 @@ import { enqueueSettle, transitionApproval } from "../approvals/transition";
 import { askForReviewAgainAfterPush } from "../fixloop/review-again";
 import { appendRunEvents } from "../events/append";
 import { notifyWriteBackFailed } from "./notify-failure";
+import { releaseToPublish } from "./publish-release";
 
 // Executes a write-back at most once. The WriteBack row (outcome pending, idempotency key) exists
 // before the forge is called: it is written when the approval is given (or when the gate exempts
@@ -89,12 +90,14 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
     : null;
   const override = artifact && wb.approvalId ? (await opts.db.approvalRequest.findUnique({ where: { id: wb.approvalId }, select: { pushProtectionOverride: true } }))?.pushProtectionOverride : null;
   const push = artifact ? patchToPush(artifact, override) : ({ ok: true, patch: undefined } as const);
-  const req = requestOf(wb, push.ok ? push.patch : undefined);
+  // A release publishes the approved artifact's bytes, read again here: a changed one is stale.
+  const release = wb.kind === "publish_release" ? await releaseToPublish(opts.db, wb) : null;
+  const req = { ...requestOf(wb, push.ok ? push.patch : undefined), ...(release?.ok ? { release: release.release } : {}) };
   let result: ForgeWriteBackResult | null = null;
-  let failure: string | null = push.ok ? null : push.reason;
+  let failure: string | null = !push.ok ? push.reason : release && !release.ok ? release.reason : null;
   let reconciled = false;
   let prLabels: { prNumber: number; labels: string[] } | null = null;
-  if (push.ok) {
+  if (failure === null) {
     try {
       const forge = opts.forgeFor(wb.run.repository);
       if (wb.kind === "set_labels") {

@@ -1,6 +1,7 @@
 import { githubClient, type GithubClient } from "./client";
 import { createPatchCommit, forgeErrorOf, split } from "./patch-commit";
 import { findGithubOpenPr, openGithubPr } from "./open-pr";
+import { findGithubRelease, publishGithubRelease } from "./publish-release";
 import { type Forge, ForgeError, type LabelChange, type ForgeWriteBackRequest, type ForgeWriteBackResult, writeBackMarker, writeBackTrailer } from "../types";
 
 // GitHub write-backs through Octokit. A patch becomes a commit through the git data API: the
@@ -136,6 +137,7 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
           return hit ? { externalRef: String(hit.id), detail: hit.html_url } : null;
         }
         if (req.kind === "open_pr") return findGithubOpenPr(octokit, req);
+        if (req.kind === "publish_release") return findGithubRelease(octokit, req);
         if (req.kind === "rerun_workflow") {
           // A rerun carries no marker. A run already queued or running again (a later attempt)
           // is what the rerun asked for: requesting it once more would be refused by GitHub anyway.
@@ -178,6 +180,8 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
         }
         case "open_pr":
           return openGithubPr(octokit, req);
+        case "publish_release":
+          return publishGithubRelease(octokit, req);
         case "rerun_workflow": {
           const runId = Number(req.target.check);
           if (!Number.isInteger(runId) || runId <= 0) throw new ForgeError("a rerun needs the workflow run id as its check", "forge_error");

@@ -7,6 +7,7 @@ import { type Forge, ForgeError, type LabelChange, type ForgeWriteBackRequest, t
 import { assertRevision, git, GitError } from "./git";
 import { runLocalCheck } from "./local-ci";
 import { findLocalOpenPr, openLocalPr } from "./open-pr";
+import { findLocalRelease, publishLocalRelease } from "./publish-release";
 import { bareRepoPath, resolveRevision } from "./repositories";
 
 // The local forge's write-backs, with real git. A patch is applied in a throwaway clone on the
@@ -191,6 +192,8 @@ export function createLocalForge(opts: LocalForgeOptions): Forge {
           return findRerun(req);
         case "open_pr":
           return findLocalOpenPr(opts, req);
+        case "publish_release":
+          return findLocalRelease(opts.dataDir, req);
         default:
           return null;
       }
@@ -208,6 +211,8 @@ export function createLocalForge(opts: LocalForgeOptions): Forge {
           return rerun(req);
         case "open_pr":
           return openLocalPr(opts, req);
+        case "publish_release":
+          return publishLocalRelease(opts.dataDir, req);
         default:
           throw new ForgeError(`the local forge cannot ${req.kind.replaceAll("_", " ")}`, "unsupported");
       }

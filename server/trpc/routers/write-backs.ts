@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { requestDiagnosisComment } from "@/server/domain/writebacks/diagnosis-comment";
 import { maxPrNotesChars, requestOpenPr } from "@/server/domain/writebacks/open-pr";
+import { requestPublishRelease } from "@/server/domain/writebacks/publish-release";
 import { AppError } from "@/server/errors";
 import { router, runProcedure } from "../init";
 
@@ -36,5 +37,16 @@ export const writeBacksRouter = router({
       if (asked.kind === "approval") return { kind: "approval" as const, approvalId: asked.approvalId, reason: asked.reason };
       if (asked.kind === "direct") return { kind: "direct" as const, writeBackId: asked.writeBackId, reason: asked.reason };
       throw new AppError("INTERNAL", `unexpected open PR outcome ${asked.kind}`);
+    }),
+
+  /** "Publish release": the approved artifact under the run's tag, with its readiness report shown; always a person. */
+  requestPublishRelease: runProcedure("maintainer")
+    .input(z.object({ tag: z.string().trim().max(100).optional(), artifactId: z.string().max(100).optional(), name: z.string().trim().max(200).optional(), notes: z.string().max(8_000).optional() }))
+    .output(zRequested)
+    .mutation(async ({ ctx, input }) => {
+      const asked = await requestPublishRelease({ db: ctx.db, runId: input.runId, by: actorOf(ctx.user), input, now: ctx.now() });
+      if (asked.kind === "approval") return { kind: "approval" as const, approvalId: asked.approvalId, reason: asked.reason };
+      // The change gate never exempts a release; an answer without an approval is a bug.
+      throw new AppError("INTERNAL", `unexpected publish release outcome ${asked.kind}`);
     }),
 });
