@@ -97,7 +97,11 @@ export async function openLocalPr(opts: LocalOpenPrOptions, req: ForgeWriteBackR
     } catch (err) {
       // A racing execution of this write-back pushed first: its commit is as good as ours.
       if (!(err instanceof ForgeError) || err.reason !== "head_moved") throw err;
-      sha = await tipWithTrailer(repoPath, branch, req.idempotencyKey);
+      // It may still hold the ref's lock: look for its branch a few times.
+      for (let i = 0; i < 20 && !sha; i++) {
+        sha = await tipWithTrailer(repoPath, branch, req.idempotencyKey);
+        if (!sha) await new Promise((r) => setTimeout(r, 50));
+      }
       if (!sha) throw err;
     }
   }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, readdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -94,8 +94,12 @@ export async function publishLocalRelease(dataDir: string, req: ForgeWriteBackRe
     try {
       await git(["--git-dir", repoPath, "tag", "--annotate", "--file=-", "--", rel.tag, rel.commitSha], { input: message });
     } catch (err) {
-      // A racing execution of this write-back tagged first: its tag is as good as ours.
-      tagObject = await ourTag(repoPath, rel.tag, req.idempotencyKey);
+      // A racing execution of this write-back tagged first: its tag is as good as ours. It may
+      // still hold the ref's lock ("cannot lock ref"), so look for it a few times.
+      for (let i = 0; i < 20 && !tagObject; i++) {
+        tagObject = await ourTag(repoPath, rel.tag, req.idempotencyKey);
+        if (!tagObject) await new Promise((r) => setTimeout(r, 50));
+      }
       if (!tagObject) throw new ForgeError(`git refused the tag ${rel.tag}: ${err instanceof GitError ? err.stderr.trim().slice(0, 500) : String(err)}`, "forge_error");
     }
     tagObject ??= (await git(["--git-dir", repoPath, "rev-parse", `refs/tags/${rel.tag}`])).trim();
@@ -104,8 +108,10 @@ export async function publishLocalRelease(dataDir: string, req: ForgeWriteBackRe
   const assetDir = join(dir, rel.tag.replaceAll("/", "__"));
   await mkdir(assetDir, { recursive: true });
   const assetPath = join(assetDir, assetName(rel.artifact.name));
-  await writeFile(`${assetPath}.tmp`, bytes);
-  await rename(`${assetPath}.tmp`, assetPath);
+  // Each writer its own temporary file: a racing execution of this write-back renames its own.
+  const assetTmp = `${assetPath}.${randomUUID()}.tmp`;
+  await writeFile(assetTmp, bytes);
+  await rename(assetTmp, assetPath);
   const rec: LocalRelease = {
     tag: rel.tag,
     name: rel.name,
@@ -118,7 +124,8 @@ export async function publishLocalRelease(dataDir: string, req: ForgeWriteBackRe
   };
   const file = recordFile(dataDir, req.target.repository, rel.tag);
   // Write then rename: a crash never leaves half a record.
-  await writeFile(`${file}.${req.idempotencyKey}.tmp`, JSON.stringify(rec, null, 2));
-  await rename(`${file}.${req.idempotencyKey}.tmp`, file);
+  const recordTmp = `${file}.${randomUUID()}.tmp`;
+  await writeFile(recordTmp, JSON.stringify(rec, null, 2));
+  await rename(recordTmp, file);
   return resultOf(rec);
 }
