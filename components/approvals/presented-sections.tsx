@@ -6,6 +6,7 @@ import { Field, list } from "./fields";
 import { LabelChangeView } from "./label-change";
 import { OpenPrView } from "./open-pr";
 import { ReleaseView } from "./release";
+import { RollBackView } from "./roll-back";
 import { PostedWords, postsWords } from "./posted-words";
 import { PrivilegedLaunchView } from "./privileged-launch";
 import { targetParts, type TargetRow } from "./target";
@@ -48,6 +49,8 @@ export function PresentedSections({ approval: a, presented: p }: { approval: App
         <PrivilegedLaunchView launch={p.launch} />
       ) : a.action === "publish_release" ? (
         <ReleaseView presented={p} artifact={a.artifact} artifactDigest={a.artifactDigest} headSha={p.target.headSha ?? null} />
+      ) : p.rollBack ? (
+        <RollBackView rollBack={p.rollBack} message={p.message} artifact={a.artifact} artifactDigest={a.artifactDigest} />
       ) : p.openPr ? (
         <OpenPrView openPr={p.openPr} presented={p} artifact={a.artifact} artifactDigest={a.artifactDigest} />
       ) : postsWords(a.action) ? (

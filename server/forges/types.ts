@@ -29,7 +29,14 @@ export type ForgeWriteBackRequest = {
   openPr?: OpenPrRequest;
   /** publish_release: the tag, release notes and the approved artifact, byte for byte. */
   release?: ReleaseRequest;
+  /** roll_back: a revert commit (the patch, on target.branch at target.headSha) or a rerun of the last good deploy. */
+  rollBack?: RollBackRequest;
 };
+
+export type RollBackRequest =
+  | { mode: "revert"; failingSha: string }
+  /** The good deploy: its commit, and on GitHub its workflow run id (target.check). */
+  | { mode: "rerun_last_good"; failingSha: string; goodSha: string; goodPipelineId: string };
 
 export type OpenPrRequest = { base: string; title: string; body: string };
 

@@ -53,6 +53,8 @@ export const jobs = {
   "flaky.scan": z.object({ ruleId: z.string().min(1), at: z.iso.datetime(), requestedBy: z.string().min(1).max(200) }),
   /** Rerun a failed GitHub check that CI triage decided to rerun once (at most once per decision). */
   "triage.rerun": z.object({ triageId: z.string().min(1) }),
+  /** The roll-back CI triage decided, made an approval item on the failure's run (once per run). */
+  "triage.rollBack": z.object({ triageId: z.string().min(1) }),
 } as const;
 
 export type JobName = keyof typeof jobs;

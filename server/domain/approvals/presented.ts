@@ -2,7 +2,7 @@ import type { Prisma, Tx } from "@/server/db";
 import type { WriteBackKind } from "@/server/db/generated/enums";
 import { type StoredAdmission, stackSpecOf } from "../runs/admit-attempt";
 import type { PushProtection } from "./push-protection";
-import type { LabelChange, Presented, PresentedOpenPr, PresentedRelease } from "./schemas";
+import type { LabelChange, Presented, PresentedOpenPr, PresentedRelease, PresentedRollBack } from "./schemas";
 
 // What the approver sees, frozen when the request is made: the assembled prompt, context labels,
 // the stack with its tools/MCP/skills/subagents, runner pool, runtime and runner service accounts,
@@ -16,9 +16,9 @@ export type WriteBackTargetInput = { branch?: string; prNumber?: number; check?:
  * frozen into `presented` and copied as is into the WriteBack's target when the write-back is
  * recorded (approval given or gate exempt), where the executor reads it.
  */
-export type PresentedExtra = { openPr?: PresentedOpenPr | null; release?: PresentedRelease | null };
+export type PresentedExtra = { openPr?: PresentedOpenPr | null; release?: PresentedRelease | null; rollBack?: PresentedRollBack | null };
 
-const extraKeys = ["openPr", "release"] as const;
+const extraKeys = ["openPr", "release", "rollBack"] as const;
 
 /** The kind's extra fields from a frozen `presented` record, as shown (a release's report text included). */
 export function presentedExtraOf(record: unknown): PresentedExtra {

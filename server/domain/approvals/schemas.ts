@@ -110,6 +110,22 @@ export const zPresentedRelease = z.object({
 export type PresentedRelease = z.infer<typeof zPresentedRelease>;
 
 /**
+ * roll_back: what triage decided to undo and how (the repository's roll-back mode): a revert of
+ * the failing deploy's commit on its branch (the revert diff is the request's patch artifact),
+ * or a rerun of the last good deploy.
+ */
+export const zPresentedRollBack = z.object({
+  mode: z.enum(["revert", "rerun_last_good"]),
+  triageId: z.string().max(100),
+  failingSha: z.string().max(64),
+  failingPipelineId: z.string().max(100),
+  failingCheck: z.string().max(300),
+  branch: z.string().max(300),
+  good: z.object({ pipelineId: z.string().max(100), sha: z.string().max(64), branch: z.string().max(300).nullable(), externalId: z.string().max(100), url: z.string().max(2000).nullable() }).nullable(),
+});
+export type PresentedRollBack = z.infer<typeof zPresentedRollBack>;
+
+/**
  * What an approver is shown, frozen when the request is made (`ApprovalRequest.presented`, built
  * by approvals/presented.ts `presentedOf`). The approval screen parses the stored JSON with it,
  * so a record of another shape is reported rather than rendered as "[object Object]".
@@ -158,5 +174,7 @@ export const zPresented = z.object({
   openPr: zPresentedOpenPr.nullish(),
   /** publish_release: the release that will be published and its readiness report (absent on other kinds). */
   release: zPresentedRelease.nullish(),
+  /** roll_back: the failed deploy and how it is rolled back (absent on other kinds). */
+  rollBack: zPresentedRollBack.nullish(),
 });
 export type Presented = z.infer<typeof zPresented>;

@@ -11,6 +11,7 @@ import { askForReviewAgainAfterPush } from "../fixloop/review-again";
 import { appendRunEvents } from "../events/append";
 import { notifyWriteBackFailed } from "./notify-failure";
 import { releaseToPublish } from "./publish-release";
+import { rollBackRequestOf } from "./roll-back";
 
 // Executes a write-back at most once. The WriteBack row (outcome pending, idempotency key) exists
 // before the forge is called: it is written when the approval is given (or when the gate exempts
@@ -53,7 +54,7 @@ function requestOf(wb: NonNullable<Awaited<ReturnType<typeof loadWriteBack>>>, p
     ...(t.check ? { check: t.check } : {}),
     ...(t.headSha ? { headSha: t.headSha } : {}),
   };
-  const defaultMessage = wb.kind === "push_commits" || wb.kind === "update_pr_branch" || wb.kind === "open_pr" ? `Apply the agent's patch from run ${wb.runId}` : `Airlock run ${wb.runId}`;
+  const defaultMessage = wb.kind === "push_commits" || wb.kind === "update_pr_branch" || wb.kind === "open_pr" || wb.kind === "roll_back" ? `Apply the agent's patch from run ${wb.runId}` : `Airlock run ${wb.runId}`;
   const openPr = zPresentedOpenPr.safeParse((wb.target as { openPr?: unknown } | null)?.openPr);
   return {
     kind: wb.kind,
@@ -64,6 +65,7 @@ function requestOf(wb: NonNullable<Awaited<ReturnType<typeof loadWriteBack>>>, p
     ...(patch ? { patch } : {}),
     message: t.message ?? defaultMessage,
     ...(wb.kind === "open_pr" && openPr.success ? { openPr: { base: openPr.data.base, title: openPr.data.title, body: openPr.data.body } } : {}),
+    ...(wb.kind === "roll_back" ? { rollBack: rollBackRequestOf(wb.target) ?? undefined } : {}),
   };
 }
 
@@ -156,7 +158,7 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
       ],
     });
     // A commit pushed on the local forge reruns its check, linked to the run.
-    if (result && wb.run.repository.forge === "local" && wb.run.repository.checkCommand && (wb.kind === "push_commits" || wb.kind === "update_pr_branch") && req.target.branch) {
+    if (result && wb.run.repository.forge === "local" && wb.run.repository.checkCommand && (wb.kind === "push_commits" || wb.kind === "update_pr_branch" || (wb.kind === "roll_back" && req.rollBack?.mode === "revert")) && req.target.branch) {
       await enqueue(tx, "ci.run", { repositoryId: wb.run.repositoryId, sha: result.externalRef, branch: req.target.branch, triggeredByRunId: wb.runId }, { jobKey: `rerun:${wb.id}` });
     }
     // A fix run's pushed patch asks for review again: the fix-forward loop's next round.

@@ -138,7 +138,15 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
         }
         if (req.kind === "open_pr") return findGithubOpenPr(octokit, req);
         if (req.kind === "publish_release") return findGithubRelease(octokit, req);
-        if (req.kind === "rerun_workflow") {
+        if (req.kind === "roll_back" && req.rollBack?.mode === "revert" && req.target.branch) {
+          const hit = await findInPages(
+            octokit.paginate.iterator(octokit.rest.repos.listCommits, { owner, repo, sha: req.target.branch, per_page: 100 }),
+            (c) => c.commit.message.includes(`${writeBackTrailer}: ${req.idempotencyKey}`),
+            5,
+          );
+          return hit ? { externalRef: hit.sha, detail: hit.html_url } : null;
+        }
+        if (req.kind === "rerun_workflow" || (req.kind === "roll_back" && req.rollBack?.mode === "rerun_last_good")) {
           // A rerun carries no marker. A run already queued or running again (a later attempt)
           // is what the rerun asked for: requesting it once more would be refused by GitHub anyway.
           const runId = Number(req.target.check);
@@ -182,6 +190,9 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
           return openGithubPr(octokit, req);
         case "publish_release":
           return publishGithubRelease(octokit, req);
+        case "roll_back":
+          if (req.rollBack?.mode === "revert") return commitPatch(req);
+        // falls through: rerunning the last good deploy is a workflow rerun of its run
         case "rerun_workflow": {
           const runId = Number(req.target.check);
           if (!Number.isInteger(runId) || runId <= 0) throw new ForgeError("a rerun needs the workflow run id as its check", "forge_error");

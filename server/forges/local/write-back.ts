@@ -123,6 +123,8 @@ export function createLocalForge(opts: LocalForgeOptions): Forge {
       dataDir: opts.dataDir,
       repositoryId: repo.id,
       branch: req.target.branch,
+      // A roll-back reruns the last good deploy at its own commit.
+      ...(req.rollBack?.mode === "rerun_last_good" ? { sha: req.rollBack.goodSha } : {}),
       triggeredByRunId: req.runId,
       timeoutMs: opts.ciTimeoutMs,
       toolchainNodeModules: opts.toolchainNodeModules ?? null,
@@ -194,6 +196,11 @@ export function createLocalForge(opts: LocalForgeOptions): Forge {
           return findLocalOpenPr(opts, req);
         case "publish_release":
           return findLocalRelease(opts.dataDir, req);
+        case "roll_back": {
+          if (req.rollBack?.mode === "rerun_last_good") return findRerun(req);
+          const sha = await findCommit(bareRepoPath(opts.dataDir, req.target.repository), req.idempotencyKey);
+          return sha ? { externalRef: sha, detail: `revert commit ${sha.slice(0, 12)} (found by its ${writeBackTrailer} trailer)` } : null;
+        }
         default:
           return null;
       }
@@ -213,6 +220,9 @@ export function createLocalForge(opts: LocalForgeOptions): Forge {
           return openLocalPr(opts, req);
         case "publish_release":
           return publishLocalRelease(opts.dataDir, req);
+        case "roll_back":
+          // A revert is a commit pushed like an agent's patch; a rerun is a local CI run of the good commit.
+          return req.rollBack?.mode === "rerun_last_good" ? rerun(req) : pushPatch(bareRepoPath(opts.dataDir, req.target.repository), req);
         default:
           throw new ForgeError(`the local forge cannot ${req.kind.replaceAll("_", " ")}`, "unsupported");
       }

@@ -13,6 +13,7 @@ import { reapAttemptsTask } from "./reap-attempts";
 import { approvalDecidedTask, runEndedTask } from "./reactions";
 import { runCheckTask } from "./run-check";
 import { triageRerunTask } from "./triage-rerun";
+import { triageRollBackTask } from "./triage-roll-back";
 
 // The task registry: one handler per job contract in ../jobs.ts. Each handler parses its
 // payload with parseJobPayload and is idempotent (graphile-worker retries a job whose worker died).
@@ -30,6 +31,7 @@ export function createTaskList(ctx: WorkerContext): TaskList {
     "fixloop.review": (payload) => reviewAgainTask(payload, ctx),
     "notification.deliver": (payload) => deliverNotificationTask(payload, ctx),
     "triage.rerun": (payload) => triageRerunTask(payload, ctx),
+    "triage.rollBack": (payload) => triageRollBackTask(payload, ctx),
     "flaky.tick": (payload) => flakyTickTask(payload, ctx),
     "flaky.scan": (payload) => flakyScanTask(payload, ctx),
     "run.ended": (payload) => runEndedTask(payload, ctx),

@@ -129,6 +129,16 @@ describe("change gate", () => {
     expect(seen).toBeGreaterThan(50);
   });
 
+  it("never rolls back a deploy without a person, for any facts (exhaustive)", () => {
+    let seen = 0;
+    for (const assignment of assignments(changeGatePolicy)) {
+      if (assignment.kind !== "roll_back") continue;
+      seen++;
+      expect(gate(assignment).rule, JSON.stringify(assignment)).toBe("roll_back_needs_a_person");
+    }
+    expect(seen).toBeGreaterThan(50);
+  });
+
   it("never exempts an approving review, for any facts (exhaustive)", () => {
     let seen = 0;
     for (const assignment of assignments(changeGatePolicy)) {

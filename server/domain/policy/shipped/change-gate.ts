@@ -45,6 +45,7 @@ export const changeGatePolicy = definePolicy({
         "publish_release",
         "privileged_capability",
         "set_labels",
+        "roll_back",
       ],
       description: "The write-back being requested.",
     },
@@ -96,6 +97,13 @@ export const changeGatePolicy = definePolicy({
       when: { property: "kind", is: "publish_release" },
       then: { property: "approval_required", value: true },
       explanation: "Publishing a release is privileged: a person approves it after reading its readiness report, whatever the repository or the stack allows.",
+    },
+    {
+      name: "roll_back_needs_a_person",
+      priority: 100,
+      when: { property: "kind", is: "roll_back" },
+      then: { property: "approval_required", value: true },
+      explanation: "Rolling back a deploy changes what runs in production: a person approves the revert or the rerun it shows.",
     },
     {
       name: "stack_requires_approval",
