@@ -148,7 +148,10 @@ export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcom
     if (opts.artifactId && !artifact) throw new AppError("NOT_FOUND", "No such artifact on this run.");
     // Push protection: a patch with secrets is never pushed without a person, exception or not.
     const protectedPatch = artifact ? pushProtectionOf(artifact) : null;
-    const exempt = run.repository.writeBackExceptions.includes(opts.action) && !protectedPatch;
+    // A repository's open_pr exception covers PRs of its own code: a fork's (or an unplaced) run
+    // never claims it, so a stored policy from before rule untrusted_open_pr_needs_approval still asks a person.
+    const forkPr = opts.action === "open_pr" && originFact(run) !== "repository";
+    const exempt = run.repository.writeBackExceptions.includes(opts.action) && !protectedPatch && !forkPr;
 
     const verdict = await changeGateVerdict(tx, {
       runId: run.id,

@@ -13,6 +13,7 @@ import { runReactions } from "@/server/queue/testing/reactions";
 import { callerFor, createRepository, createUser } from "@/server/testing/factories";
 import { executeWriteBack } from "./execute";
 import { forgeResolver } from "./forges";
+import { getPolicy, savePolicyVersion } from "@/server/domain/policy/store";
 import { requestOpenPr } from "./open-pr";
 
 // open_pr end to end: a maintainer asks, the approval shows the new branch, base, title and body,
@@ -166,6 +167,24 @@ describe("open_pr on the local forge", () => {
         expect(await db().pullRequest.count({ where: { repositoryId: repo.repository.id } })).toBe(1);
       }
     }
+  });
+});
+
+describe("open_pr under a stored change gate from before its fork rule", () => {
+  it("a fork's run still waits for a person: its repository exception is not claimed", async () => {
+    // The change gate as stored before untrusted_open_pr_needs_approval existed.
+    const admin = await createUser({ isAdmin: true });
+    const current = await getPolicy({ db: db(), kind: "change_gate" });
+    const forkPr = JSON.stringify({ all: [{ property: "kind", is: "open_pr" }, { property: "run_origin", isNot: "repository" }] });
+    const strip = (v: unknown): unknown => (Array.isArray(v) ? v.filter((x) => JSON.stringify(x) !== forkPr).map(strip) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, strip(x)])) : v);
+    const older = strip(structuredClone(current.current.definition)) as typeof current.current.definition;
+    older.rules = older.rules.filter((r) => r.name !== "untrusted_open_pr_needs_approval");
+    await savePolicyVersion({ db: db(), actor: { userId: admin.id, label: admin.email }, kind: "change_gate", definition: older, expectedVersion: current.version });
+    const { m, repo, run } = await patchRun({ isFork: true, approvalMode: "exceptions_allowed" });
+    await db().repository.update({ where: { id: repo.repository.id }, data: { writeBackExceptions: ["open_pr"] } });
+    const asked = await requestOpenPr({ db: db(), runId: run.id, by: actorOf(m) });
+    expect(asked.kind).toBe("approval");
+    expect((await db().policyDecision.findUniqueOrThrow({ where: { id: asked.policyDecisionId ?? "" } })).ruleName).toBe("unexempted_write_back_needs_approval");
   });
 });
 
