@@ -99,6 +99,6 @@ test.describe("policies: rules with proofs", () => {
     await tryIt.getByRole("group", { name: "Fact kind" }).getByLabel("Value").selectOption("publish_release");
     await tryIt.getByRole("button", { name: "Evaluate" }).click();
     await expect(tryIt.getByTestId("proof-tree")).toContainText("approval_required = true");
-    await expect(tryIt.getByTestId("proof-tree")).toContainText("via sensitive_write_back_needs_approval");
+    await expect(tryIt.getByTestId("proof-tree")).toContainText("via release_publish_needs_a_person");
   });
 });

@@ -78,5 +78,5 @@ test("the run view shows the triage decision, its action and its proof tree besi
   await expect(gate.getByTestId("proof-tree")).toBeHidden();
   await gate.getByText("Change gate").click();
   await expect(gate.getByTestId("proof-tree")).toContainText("approval_required = true");
-  await expect(gate.getByTestId("proof-tree")).toContainText("via sensitive_write_back_needs_approval");
+  await expect(gate.getByTestId("proof-tree")).toContainText("via release_publish_needs_a_person");
 });

@@ -15,6 +15,8 @@ const heading: Record<string, string> = {
   comment: "Comment to post",
   review: "Review to post",
   approve_review: "Approving review to post",
+  open_pr: "Pull request body",
+  publish_release: "Release notes",
 };
 
 const eventWords: Record<string, string> = {
@@ -23,9 +25,25 @@ const eventWords: Record<string, string> = {
   APPROVE: "a review that approves the pull request",
 };
 
-export function PostedWords({ action, presented: p, artifactName, artifactDigest }: { action: string; presented: Presented; artifactName: string | null; artifactDigest: string | null }) {
-  const where = p.target.prNumber ? `pull request #${p.target.prNumber}` : "no pull request (it cannot be posted)";
-  const body = p.message ?? "";
+export function PostedWords({
+  action,
+  presented: p,
+  artifactName,
+  artifactDigest,
+  body: bodyOverride,
+  where: whereOverride,
+}: {
+  action: string;
+  presented: Presented;
+  artifactName: string | null;
+  artifactDigest: string | null;
+  /** Another text than the request's message (open_pr: the PR's body). */
+  body?: string;
+  /** Where it is posted, in words (open_pr: "the new pull request from …"). */
+  where?: string;
+}) {
+  const where = whereOverride ?? (p.target.prNumber ? `pull request #${p.target.prNumber}` : "no pull request (it cannot be posted)");
+  const body = bodyOverride ?? p.message ?? "";
   return (
     <section aria-label="What will be posted" className="space-y-2">
       <h2 className="font-medium">{heading[action] ?? "Text to post"}</h2>
@@ -43,7 +61,7 @@ export function PostedWords({ action, presented: p, artifactName, artifactDigest
           Review event: <code data-testid="review-event">{p.review.event}</code> ({eventWords[p.review.event]})
         </p>
       )}
-      {!p.review && action !== "comment" && (
+      {!p.review && (action === "review" || action === "approve_review") && (
         <p className="text-sm">
           This request records no review event: it is posted as <code>{action === "approve_review" ? "APPROVE" : "COMMENT"}</code>.
         </p>

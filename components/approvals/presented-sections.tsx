@@ -4,6 +4,9 @@ import { CopyButton } from "@/components/ui/copy-button";
 import type { Presented } from "@/server/domain/approvals/schemas";
 import { Field, list } from "./fields";
 import { LabelChangeView } from "./label-change";
+import { OpenPrView } from "./open-pr";
+import { ReleaseView } from "./release";
+import { RollBackView } from "./roll-back";
 import { PostedWords, postsWords } from "./posted-words";
 import { PrivilegedLaunchView } from "./privileged-launch";
 import { RanWithView } from "./ran-with";
@@ -46,6 +49,12 @@ export function PresentedSections({ approval: a, presented: p }: { approval: App
     <>
       {p.launch ? (
         <PrivilegedLaunchView launch={p.launch} />
+      ) : a.action === "publish_release" ? (
+        <ReleaseView presented={p} artifact={a.artifact} artifactDigest={a.artifactDigest} headSha={p.target.headSha ?? null} />
+      ) : p.rollBack ? (
+        <RollBackView rollBack={p.rollBack} message={p.message} artifact={a.artifact} artifactDigest={a.artifactDigest} />
+      ) : p.openPr ? (
+        <OpenPrView openPr={p.openPr} presented={p} artifact={a.artifact} artifactDigest={a.artifactDigest} />
       ) : postsWords(a.action) ? (
         <PostedWords action={a.action} presented={p} artifactName={a.artifact?.name ?? null} artifactDigest={a.artifactDigest} />
       ) : p.rerun ? (

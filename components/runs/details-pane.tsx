@@ -14,6 +14,8 @@ import { SandboxSection } from "./sandbox-section";
 import { DiagnosisCommentButton } from "./diagnosis-comment-button";
 import { RerunButton } from "./rerun-button";
 import { ReviewButton } from "./review-button";
+import { OpenPrButton } from "./open-pr-dialog";
+import { PublishReleaseButton } from "./publish-release-dialog";
 
 // The right pane: how the run executed and what it may touch. Attempts and
 // their timing, runner pod/job, service accounts and native RBAC, the admission
@@ -252,6 +254,16 @@ export function DetailsPane({ run }: { run: RunDetailView }) {
         {run.pipeline && (
           <div className="mb-2">
             <RerunButton runId={run.id} verdict={run.rerun} />
+          </div>
+        )}
+        {run.openPr.shown && (
+          <div className="mb-2">
+            <OpenPrButton runId={run.id} verdict={run.openPr} />
+          </div>
+        )}
+        {run.publishRelease.shown && (
+          <div className="mb-2">
+            <PublishReleaseButton runId={run.id} verdict={run.publishRelease} artifacts={run.artifacts} />
           </div>
         )}
         {run.writeBacks.length === 0 ? (

@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useId, useState } from "react";
 import { FormProvider, useForm } from "react-hook-form";
-import { CheckboxField, NumberField, TextField } from "@/components/forms/fields";
+import { CheckboxField, NumberField, SelectField, TextField } from "@/components/forms/fields";
 import { ConflictPanel, ReadOnlyNote, RefusalBanner } from "@/components/forms/form-status";
 import { CheckboxGroupField } from "@/components/forms/list-fields";
 import { useConfigForm } from "@/components/forms/use-config-form";
@@ -17,6 +17,7 @@ import { Button } from "@/components/ui/button";
 import { cardVariants } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
 import {
+  ROLL_BACK_MODES,
   WRITE_BACK_KINDS,
   WRITE_BACK_LABELS,
   zRepositoryPolicyInput,
@@ -123,6 +124,12 @@ function PolicyForm({ repositoryId, version, policy, canEdit }: { repositoryId: 
                 hint="What this repository's agent attempts may spend per UTC day (from 00:00 UTC). Each attempt reserves its stack's cost cap when it is claimed; one that would pass the daily cap is refused with the figures. Spend is what the agents reported (see the stack's cost cap). Empty: no daily cap."
               />
             </div>
+            <SelectField
+              name="rollBackMode"
+              label="Roll back a failed deploy by"
+              hint={`When triage decides a failed deploy rolls back, a person approves it first. ${ROLL_BACK_MODES.map((m) => `${m.label}: ${m.hint}`).join(" ")}`}
+              options={ROLL_BACK_MODES.map((m) => ({ value: m.value, label: m.label }))}
+            />
             <div className="grid gap-3 sm:grid-cols-3">
               <TextField name="agentReadyLabel" label="Ready-for-agent label" hint="A pull request agents may keep fixing carries it." mono />
               <TextField name="humanReadyLabel" label="Ready-for-human label" hint="Escalation swaps the agent label for this one." mono />

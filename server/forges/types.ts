@@ -31,7 +31,22 @@ export type ForgeWriteBackRequest = {
   rerunJobId?: string;
   /** rerun_workflow on GitHub: the workflow run's attempt before the rerun (a later attempt is the rerun done), pinned before the call. */
   rerunAttemptBefore?: number;
+  /** open_pr: the pull request opened from the new branch (target.branch) onto `base`. */
+  openPr?: OpenPrRequest;
+  /** publish_release: the tag, release notes and the approved artifact, byte for byte. */
+  release?: ReleaseRequest;
+  /** roll_back: a revert commit (the patch, on target.branch at target.headSha) or a rerun of the last good deploy. */
+  rollBack?: RollBackRequest;
 };
+
+export type RollBackRequest =
+  | { mode: "revert"; failingSha: string }
+  /** The good deploy: its commit, and on GitHub its workflow run id (target.check). */
+  | { mode: "rerun_last_good"; failingSha: string; goodSha: string; goodPipelineId: string };
+
+export type OpenPrRequest = { base: string; title: string; body: string };
+
+export type ReleaseRequest = { tag: string; name: string; notes: string; commitSha: string; artifact: { name: string; digest: string; content: string } };
 
 export type ForgeWriteBackResult = {
   /** Commit SHA, comment id, review id, workflow run id. */

@@ -57,6 +57,8 @@ export const jobs = {
   "rerun.settle": z.object({ writeBackId: z.string().min(1), tries: z.number().int().min(0).max(1000).optional() }),
   /** Rerun a failed GitHub check that CI triage decided to rerun once (at most once per decision). */
   "triage.rerun": z.object({ triageId: z.string().min(1) }),
+  /** The roll-back CI triage decided, made an approval item on the failure's run (once per run). */
+  "triage.rollBack": z.object({ triageId: z.string().min(1) }),
 } as const;
 
 export type JobName = keyof typeof jobs;

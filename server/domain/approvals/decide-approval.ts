@@ -9,6 +9,7 @@ import { twoPersonRefusal } from "../runs/causers";
 import { fixForwardOnApprovalRejection } from "../fixloop/triggers";
 import { approvePrivileged, endRejectedLaunch } from "./privileged-capability";
 import { assertPushAllowed } from "./push-protection";
+import { writeBackExtraOf } from "./presented";
 import { createPendingWriteBack } from "./request-write-back";
 import { lockApprovalRow, transitionApproval } from "./transition";
 import { utcMinute } from "@/server/lib/time";
@@ -176,6 +177,11 @@ export async function approveApproval(opts: ApproveOptions & { kinds?: "any" | "
     if ((approval.artifactDigest ?? null) !== (opts.artifactDigest ?? null) || (approval.targetHeadSha !== null && approval.targetHeadSha !== opts.headSha)) {
       throw new AppError("PRECONDITION_FAILED", "This approval is stale: what you reviewed is not what this request is for. Reload and review again.", { reason: "stale" });
     }
+    if (approval.artifact && approval.artifact.digest !== approval.artifactDigest && approval.action === "publish_release") {
+      // A release's notes name the artifact's digest: a changed artifact is stale, asked for again, never swapped in.
+      await transitionApproval(tx, { approval, to: "expired", data: { decidedAt: now, decidedById: actor.id, reason: "stale: the artifact changed" } });
+      return { refused: new AppError("PRECONDITION_FAILED", "This release is stale: the artifact changed since it was requested. Nothing is published; ask to publish again.", { reason: "stale" }) };
+    }
     if (approval.artifact && approval.artifact.digest !== approval.artifactDigest) {
       return supersede(tx, approval, actor, { headSha: null, artifactDigest: approval.artifact.digest, why: "the artifact changed" }, now);
     }
@@ -205,6 +211,8 @@ export async function approveApproval(opts: ApproveOptions & { kinds?: "any" | "
         // So are a review's event and a rerun's plan.
         ...(presented.review ? { review: presented.review } : {}),
         ...(presented.rerun ? { rerun: presented.rerun } : {}),
+        // What the kind carries beyond its target (open_pr's PR), as the approver saw it.
+        ...writeBackExtraOf(presented),
       },
       now,
     });

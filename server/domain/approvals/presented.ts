@@ -2,7 +2,7 @@ import type { Prisma, Tx } from "@/server/db";
 import type { WriteBackKind } from "@/server/db/generated/enums";
 import { type StoredAdmission, stackSpecOf } from "../runs/admit-attempt";
 import type { PushProtection } from "./push-protection";
-import type { LabelChange, Presented, RerunPlan, ReviewEvent } from "./schemas";
+import type { LabelChange, Presented, PresentedOpenPr, PresentedRelease, PresentedRollBack, RerunPlan, ReviewEvent } from "./schemas";
 
 // What the approver sees, frozen when the request is made: the assembled prompt, context labels,
 // the stack with its tools/MCP/skills/subagents, runner pool, runtime and runner service accounts,
@@ -10,6 +10,29 @@ import type { LabelChange, Presented, RerunPlan, ReviewEvent } from "./schemas";
 // label flip, the labels added and removed), and why. The shape is zPresented (./schemas.ts).
 
 export type WriteBackTargetInput = { branch?: string; prNumber?: number; check?: string; headSha?: string };
+
+/**
+ * What a kind carries beyond its target, shown to the approver and executed as shown: it is
+ * frozen into `presented` and copied as is into the WriteBack's target when the write-back is
+ * recorded (approval given or gate exempt), where the executor reads it.
+ */
+export type PresentedExtra = { openPr?: PresentedOpenPr | null; release?: PresentedRelease | null; rollBack?: PresentedRollBack | null };
+
+const extraKeys = ["openPr", "release", "rollBack"] as const;
+
+/** The kind's extra fields from a frozen `presented` record, as shown (a release's report text included). */
+export function presentedExtraOf(record: unknown): PresentedExtra {
+  const obj = record && typeof record === "object" ? (record as Record<string, unknown>) : {};
+  return Object.fromEntries(extraKeys.filter((k) => obj[k] != null).map((k) => [k, obj[k]])) as PresentedExtra;
+}
+
+/** The same, for a WriteBack's target: what the executor needs (a release's report is kept by digest, not copied). */
+export function writeBackExtraOf(record: unknown): PresentedExtra {
+  const extra = presentedExtraOf(record);
+  if (!extra.release) return extra;
+  const { content: _content, cut: _cut, ...report } = extra.release.report;
+  return { ...extra, release: { ...extra.release, report } };
+}
 
 export type PresentedRun = {
   id: string;
@@ -62,6 +85,7 @@ export type PresentedInput = {
   reviewEvent?: ReviewEvent | null;
   /** rerun_workflow: what is rerun. */
   rerun?: RerunPlan | null;
+  extra?: PresentedExtra;
 };
 
 /** The frozen record itself, from what was resolved (pure: the demo seed builds its requests with it too). */
@@ -101,6 +125,7 @@ export function presentedOf(opts: PresentedInput): Presented {
     pushProtection: opts.pushProtection ?? null,
     ...(opts.reviewEvent ? { review: { event: opts.reviewEvent } } : {}),
     ...(opts.rerun ? { rerun: opts.rerun } : {}),
+    ...presentedExtraOf(opts.extra),
   };
 }
 

@@ -9,9 +9,10 @@ import { appendRunEvents } from "../events/append";
 import { stackSpecOf } from "../runs/admit-attempt";
 import { ranWithOf } from "../runs/attempt-launch";
 import { enqueue } from "@/server/queue/enqueue";
-import { buildPresented, type WriteBackTargetInput } from "./presented";
+import { buildPresented, type PresentedExtra, writeBackExtraOf, type WriteBackTargetInput } from "./presented";
 import { changeGateVerdict } from "./change-gate-verdict";
 import { pushProtectionOf } from "./push-protection";
+import { untrustedOriginKinds } from "../policy/shipped/change-gate";
 import { type LabelChange, type RerunPlan, type ReviewEvent, zLabelChange } from "./schemas";
 
 // The one way a write-back is asked for. The change gate (decide(), policy change_gate) is asked
@@ -97,6 +98,8 @@ export type RequestWriteBackOptions = {
   reviewEvent?: ReviewEvent | null;
   /** rerun_workflow: what is rerun (writebacks/rerun.ts). */
   rerun?: RerunPlan | null;
+  /** What the kind carries beyond its target (open_pr: the PR), shown and executed as shown. */
+  extra?: PresentedExtra;
   /** A comment carrying the run's diagnosis (bot comments may skip approval): set by writebacks/diagnosis-comment.ts only. */
   isDiagnosisComment?: boolean;
   /**
@@ -160,7 +163,11 @@ export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcom
     if (opts.artifactId && !artifact) throw new AppError("NOT_FOUND", "No such artifact on this run.");
     // Push protection: a patch with secrets is never pushed without a person, exception or not.
     const protectedPatch = artifact ? pushProtectionOf(artifact) : null;
-    const exempt = run.repository.writeBackExceptions.includes(opts.action) && !protectedPatch;
+    // A repository's exceptions cover write-backs of its own code: a fork's (or an unplaced) run
+    // never claims one, so a stored policy version from before untrusted_origin_needs_approval
+    // still asks a person for its code or words.
+    const untrustedOrigin = untrustedOriginKinds.includes(opts.action) && originFact(run) !== "repository";
+    const exempt = run.repository.writeBackExceptions.includes(opts.action) && !protectedPatch && !untrustedOrigin;
 
     const verdict = await changeGateVerdict(tx, {
       runId: run.id,
@@ -193,7 +200,7 @@ export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcom
         attemptId: artifact?.attemptId ?? opts.attemptId ?? null,
         approvedBy: null,
         artifactDigest: artifact?.digest ?? null,
-        target: { ...target, message: opts.message ?? null, exception, policyDecisionId, ...labelsField, ...kindDetails },
+        target: { ...target, message: opts.message ?? null, exception, policyDecisionId, ...labelsField, ...kindDetails, ...writeBackExtraOf(opts.extra) },
         now,
       });
       await appendRunEvents({ db: tx, runId: run.id, attemptId: opts.attemptId ?? undefined, events: [requestedEvent] });
@@ -209,7 +216,7 @@ export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcom
     }
 
     const presented = {
-      ...(await buildPresented(tx, { run, action: opts.action, target: opts.target, artifact: artifact && { id: artifact.id, kind: artifact.kind, name: artifact.name, digest: artifact.digest, sizeBytes: artifact.sizeBytes }, message: opts.message ?? null, labels, reason, exception: null, pushProtection: protectedPatch, reviewEvent: opts.reviewEvent ?? null, rerun: opts.rerun ?? null })),
+      ...(await buildPresented(tx, { run, action: opts.action, target: opts.target, artifact: artifact && { id: artifact.id, kind: artifact.kind, name: artifact.name, digest: artifact.digest, sizeBytes: artifact.sizeBytes }, message: opts.message ?? null, labels, reason, exception: null, pushProtection: protectedPatch, reviewEvent: opts.reviewEvent ?? null, rerun: opts.rerun ?? null, extra: opts.extra })),
       // What the agent whose work this is ran with (the attempt's stored launch record).
       ranWith: await ranWithOf(tx, { runId: run.id, attemptId: artifact?.attemptId ?? opts.attemptId ?? null }),
     };

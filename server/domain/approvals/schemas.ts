@@ -118,6 +118,49 @@ export const zPresentedLaunch = z.object({
 });
 export type PresentedLaunch = z.infer<typeof zPresentedLaunch>;
 
+/** open_pr: the new branch, where it starts, the PR's base, and its title and body as they will be sent. */
+export const zPresentedOpenPr = z.object({
+  branch: z.string().min(1).max(200),
+  fromSha: z.string().max(64),
+  base: z.string().min(1).max(200),
+  title: z.string().min(1).max(256),
+  body: z.string().max(20_000),
+});
+export type PresentedOpenPr = z.infer<typeof zPresentedOpenPr>;
+
+/** The most of a readiness report the approval screen freezes (the whole report stays an artifact of the run). */
+export const maxFrozenReportChars = 64_000;
+
+/**
+ * publish_release: the tag, the commit it points at, the release's name and notes, the readiness
+ * report the approver reads, and the artifact published (by digest: a changed one is stale).
+ */
+export const zPresentedRelease = z.object({
+  tag: z.string().min(1).max(100),
+  commitSha: z.string().max(64),
+  name: z.string().min(1).max(200),
+  notes: z.string().max(20_000),
+  artifact: z.object({ id: z.string().max(100), name: z.string().max(300), digest: z.string().max(200), sizeBytes: z.number().int() }),
+  report: z.object({ id: z.string().max(100), name: z.string().max(300), digest: z.string().max(200), content: z.string().max(maxFrozenReportChars).nullish(), cut: z.boolean().optional() }),
+});
+export type PresentedRelease = z.infer<typeof zPresentedRelease>;
+
+/**
+ * roll_back: what triage decided to undo and how (the repository's roll-back mode): a revert of
+ * the failing deploy's commit on its branch (the revert diff is the request's patch artifact),
+ * or a rerun of the last good deploy.
+ */
+export const zPresentedRollBack = z.object({
+  mode: z.enum(["revert", "rerun_last_good"]),
+  triageId: z.string().max(100),
+  failingSha: z.string().max(64),
+  failingPipelineId: z.string().max(100),
+  failingCheck: z.string().max(300),
+  branch: z.string().max(300),
+  good: z.object({ pipelineId: z.string().max(100), sha: z.string().max(64), branch: z.string().max(300).nullable(), externalId: z.string().max(100), url: z.string().max(2000).nullable() }).nullable(),
+});
+export type PresentedRollBack = z.infer<typeof zPresentedRollBack>;
+
 /**
  * What an approver is shown, frozen when the request is made (`ApprovalRequest.presented`, built
  * by approvals/presented.ts `presentedOf`). The approval screen parses the stored JSON with it,
@@ -169,5 +212,11 @@ export const zPresented = z.object({
   review: z.object({ event: zReviewEvent }).nullish(),
   /** rerun_workflow: what is rerun (absent on other kinds). */
   rerun: zRerunPlan.nullish(),
+  /** open_pr: the pull request that will be opened (absent on other kinds). */
+  openPr: zPresentedOpenPr.nullish(),
+  /** publish_release: the release that will be published and its readiness report (absent on other kinds). */
+  release: zPresentedRelease.nullish(),
+  /** roll_back: the failed deploy and how it is rolled back (absent on other kinds). */
+  rollBack: zPresentedRollBack.nullish(),
 });
 export type Presented = z.infer<typeof zPresented>;

@@ -17,7 +17,14 @@ export const WRITE_BACK_LABELS: Record<(typeof WRITE_BACK_KINDS)[number], string
   publish_release: "Publish a release",
   privileged_capability: "Privileged capability (MCP, tool, secret, network)",
   set_labels: "Set pull request labels",
+  roll_back: "Roll back a failed deploy (always approved by a person)",
 };
+
+/** How the repository rolls back a failed deploy, in the settings form's words. */
+export const ROLL_BACK_MODES = [
+  { value: "revert", label: "Revert the failing deploy's change", hint: "A revert commit of the commit the failed deploy ran, pushed to its branch like an agent's patch. The approval shows the revert diff. Local forge only for now." },
+  { value: "rerun_last_good", label: "Rerun the last good deploy", hint: "The last run of the same deploy check that succeeded before the failure runs again (GitHub: its workflow run is rerun; local: the local CI runs at its commit). Nothing is committed." },
+] as const;
 
 /** One forge label name: GitHub allows 50 characters; a comma would split it in a label list. */
 const zLabelName = z
@@ -31,6 +38,7 @@ const repositoryPolicyShape = {
   autoRunOnFailedCheck: z.boolean(),
   botCommentsAllowed: z.boolean(),
   twoPersonRule: z.boolean(),
+  rollBackMode: z.enum(["revert", "rerun_last_good"]),
   /** Write-back kinds that may proceed without approval on stacks that allow exceptions. */
   writeBackExceptions: z.array(zWriteBackKind).max(20).refine((kinds) => new Set(kinds).size === kinds.length, "Each kind once"),
   botHandle: z

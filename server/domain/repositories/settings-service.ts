@@ -24,6 +24,7 @@ export const POLICY_FIELDS = [
   "dailyCostCapUsd",
   "agentReadyLabel",
   "humanReadyLabel",
+  "rollBackMode",
 ] as const satisfies readonly (keyof RepositoryPolicy & keyof Repository)[];
 
 export const policyOf = (repo: Repository): RepositoryPolicy =>

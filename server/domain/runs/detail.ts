@@ -10,6 +10,8 @@ import { maxBlockedShown, sandboxViews } from "@/server/execution/sandbox/report
 import { diagnosisCommentControl } from "../writebacks/diagnosis-comment";
 import { reviewControl } from "../writebacks/review";
 import { rerunControl } from "../writebacks/rerun";
+import { openPrControl } from "../writebacks/open-pr";
+import { publishReleaseControl } from "../writebacks/publish-release";
 
 export { listRunEvents, searchRunEvents } from "./transcript";
 
@@ -43,7 +45,7 @@ const runDetailInclude = {
 export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: RepoRole; viewerId?: string }) {
   const run = await opts.db.agentDispatchRun.findUnique({ where: { id: opts.runId }, include: { ...runDetailInclude, repository: { select: { ...runDetailInclude.repository.select, twoPersonRule: true } } } });
   if (!run) throw new AppError("NOT_FOUND", "No such run.");
-  const [dropped, droppedTriggers, runnerPool, twoPerson, sandboxEnds, sandboxBlocked, diagnosisComment, review, rerun] = await Promise.all([
+  const [dropped, droppedTriggers, runnerPool, twoPerson, sandboxEnds, sandboxBlocked, diagnosisComment, review, rerun, openPr, publishRelease] = await Promise.all([
     opts.db.triggerDrop.count({ where: { runId: run.id, dedupeKey: run.dedupeKey } }),
     listDroppedTriggers(opts.db, run),
     run.runnerPoolId
@@ -68,6 +70,8 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
     diagnosisCommentControl(opts.db, { run, role: opts.viewerRole }),
     reviewControl(opts.db, { run, role: opts.viewerRole }),
     rerunControl(opts.db, { runId: run.id, role: opts.viewerRole }),
+    openPrControl(opts.db, { run, role: opts.viewerRole }),
+    publishReleaseControl(opts.db, { run, role: opts.viewerRole }),
   ]);
   const sandbox = sandboxViews([...sandboxEnds, ...sandboxBlocked.reverse()]);
   const { costUsd, attempts, contextBundle, stackSnapshot, admission, approvals, ...rest } = run;
@@ -92,6 +96,10 @@ export async function getRunDetail(opts: { db: Db; runId: string; viewerRole: Re
     review,
     /** "Rerun check": offered to a maintainer of a finished run about a check; `step` says whether the failed job alone can be rerun. */
     rerun,
+    /** "Open a pull request": offered for a finished run with a patch on a branch that has no PR. */
+    openPr,
+    /** "Publish release": offered for a finished release review with a readiness report; always approved by a person. */
+    publishRelease,
     /** No work in progress: the page's stream ends, and reopens if a retry makes the run live again. */
     terminal: isTerminalRun(run.status),
     controls: runControls({

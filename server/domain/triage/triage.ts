@@ -4,7 +4,8 @@
 //                        at most once per head SHA and check; no agent is dispatched
 //   fix_forward       -> the failed-check trigger rules dispatch as configured (their stack)
 //   escalate_to_owner -> a notification to the repository's owners
-//   roll_back         -> a stored roll-back request waiting for a person, and a notification
+//   roll_back         -> a notification, and a roll_back approval item on the failure's run
+//                        (triage.rollBack: a revert or a rerun of the last good deploy)
 // Runs inside the delivery's evaluation transaction: the decision, the action and the jobs it
 // implies commit together, and a redelivery of the same failure finds the row by its key.
 import type { Prisma, Repository, Tx } from "@/server/db";
@@ -183,6 +184,8 @@ export async function linkTriageToRun(tx: Tx, outcome: TriageOutcome | null, run
   const runId = runIds[0];
   if (!outcome || !runId || outcome.triage.runId) return;
   await tx.triageDecision.update({ where: { id: outcome.triage.id }, data: { runId } });
+  // A roll-back becomes an approval item on this run (writebacks/roll-back.ts), once.
+  if (outcome.triage.action === "roll_back_request") await enqueue(tx, "triage.rollBack", { triageId: outcome.triage.id }, { jobKey: `triage.rollBack:${outcome.triage.id}` });
   if (outcome.triage.policyDecisionId) {
     await tx.policyDecision.updateMany({ where: { id: outcome.triage.policyDecisionId, runId: null }, data: { runId } });
   }

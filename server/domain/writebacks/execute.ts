@@ -4,13 +4,15 @@ import { AppError } from "@/server/errors";
 import { type Forge, ForgeError, type ForgeWriteBackRequest, type ForgeWriteBackResult, type WriteBackTarget } from "@/server/forges/types";
 import { enqueue } from "@/server/queue/enqueue";
 import { type AuditActor, recordAudit } from "../audit";
-import { zLabelChange, zReviewEvent } from "../approvals/schemas";
+import { zLabelChange, zPresentedOpenPr, zReviewEvent } from "../approvals/schemas";
 import { pinRerunAttempt, recordRerun, rerunRequestOf } from "./rerun";
 import { patchToPush } from "../approvals/push-protection";
 import { enqueueSettle, transitionApproval } from "../approvals/transition";
 import { askForReviewAgainAfterPush } from "../fixloop/review-again";
 import { appendRunEvents } from "../events/append";
 import { notifyWriteBackFailed } from "./notify-failure";
+import { releaseToPublish } from "./publish-release";
+import { rollBackRequestOf } from "./roll-back";
 
 // Executes a write-back at most once. The WriteBack row (outcome pending, idempotency key) exists
 // before the forge is called: it is written when the approval is given (or when the gate exempts
@@ -53,7 +55,8 @@ function requestOf(wb: NonNullable<Awaited<ReturnType<typeof loadWriteBack>>>, p
     ...(t.check ? { check: t.check } : {}),
     ...(t.headSha ? { headSha: t.headSha } : {}),
   };
-  const defaultMessage = wb.kind === "push_commits" || wb.kind === "update_pr_branch" ? `Apply the agent's patch from run ${wb.runId}` : `Airlock run ${wb.runId}`;
+  const defaultMessage = wb.kind === "push_commits" || wb.kind === "update_pr_branch" || wb.kind === "open_pr" || wb.kind === "roll_back" ? `Apply the agent's patch from run ${wb.runId}` : `Airlock run ${wb.runId}`;
+  const openPr = zPresentedOpenPr.safeParse((wb.target as { openPr?: unknown } | null)?.openPr);
   const reviewEvent = zReviewEvent.safeParse(t.review?.event);
   return {
     kind: wb.kind,
@@ -65,6 +68,8 @@ function requestOf(wb: NonNullable<Awaited<ReturnType<typeof loadWriteBack>>>, p
     message: t.message ?? defaultMessage,
     ...(reviewEvent.success ? { reviewEvent: reviewEvent.data } : {}),
     ...rerunRequestOf(wb),
+    ...(wb.kind === "open_pr" && openPr.success ? { openPr: { base: openPr.data.base, title: openPr.data.title, body: openPr.data.body } } : {}),
+    ...(wb.kind === "roll_back" ? { rollBack: rollBackRequestOf(wb.target) ?? undefined } : {}),
   };
 }
 
@@ -91,12 +96,14 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
     : null;
   const override = artifact && wb.approvalId ? (await opts.db.approvalRequest.findUnique({ where: { id: wb.approvalId }, select: { pushProtectionOverride: true } }))?.pushProtectionOverride : null;
   const push = artifact ? patchToPush(artifact, override) : ({ ok: true, patch: undefined } as const);
-  let req = requestOf(wb, push.ok ? push.patch : undefined);
+  // A release publishes the approved artifact's bytes, read again here: a changed one is stale.
+  const release = wb.kind === "publish_release" ? await releaseToPublish(opts.db, wb) : null;
+  let req = { ...requestOf(wb, push.ok ? push.patch : undefined), ...(release?.ok ? { release: release.release } : {}) };
   let result: ForgeWriteBackResult | null = null;
-  let failure: string | null = push.ok ? null : push.reason;
+  let failure: string | null = !push.ok ? push.reason : release && !release.ok ? release.reason : null;
   let reconciled = false;
   let prLabels: { prNumber: number; labels: string[] } | null = null;
-  if (push.ok) {
+  if (failure === null) {
     try {
       const forge = opts.forgeFor(wb.run.repository);
       if (wb.kind === "set_labels") {
@@ -157,7 +164,7 @@ export async function executeWriteBack(opts: ExecuteOptions): Promise<ExecuteRes
       ],
     });
     // A commit pushed on the local forge reruns its check, linked to the run.
-    if (result && wb.run.repository.forge === "local" && wb.run.repository.checkCommand && (wb.kind === "push_commits" || wb.kind === "update_pr_branch") && req.target.branch) {
+    if (result && wb.run.repository.forge === "local" && wb.run.repository.checkCommand && (wb.kind === "push_commits" || wb.kind === "update_pr_branch" || (wb.kind === "roll_back" && req.rollBack?.mode === "revert")) && req.target.branch) {
       await enqueue(tx, "ci.run", { repositoryId: wb.run.repositoryId, sha: result.externalRef, branch: req.target.branch, triggeredByRunId: wb.runId }, { jobKey: `rerun:${wb.id}` });
     }
     // A rerun's new Pipeline, linked to the run, and its check_rerun once the result is in.

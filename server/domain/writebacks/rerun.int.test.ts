@@ -120,7 +120,7 @@ describe("the rerun write-back", () => {
     expect(asked.kind).toBe("approval");
     if (asked.kind !== "approval") return;
     const decision = await db().policyDecision.findFirstOrThrow({ where: { runId: run.id, subject: { contains: "rerun_workflow" } }, orderBy: { createdAt: "desc" } });
-    expect(decision).toMatchObject({ ruleName: "untrusted_comment_needs_approval", value: true });
+    expect(decision).toMatchObject({ ruleName: "untrusted_origin_needs_approval", value: true });
     await approveWriteBack({ db: db(), actor: asPerson(approver), approvalId: asked.approvalId, artifactDigest: null, headSha: null });
     await executeWriteBack({ db: db(), forgeFor: localForgeFor(repo.dataDir), approvalId: asked.approvalId });
     const wb = await db().writeBack.findUniqueOrThrow({ where: { approvalId: asked.approvalId } });

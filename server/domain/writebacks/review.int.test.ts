@@ -147,7 +147,7 @@ describe("the review write-back", () => {
       const asked = await callerFor(m).writeBacks.requestReview({ runId: run.id, choice: "comment" });
       expect(asked.kind).toBe("approval");
       const decision = await db().policyDecision.findFirstOrThrow({ where: { runId: run.id }, orderBy: { createdAt: "desc" } });
-      expect(decision).toMatchObject({ ruleName: "untrusted_comment_needs_approval", value: true });
+      expect(decision).toMatchObject({ ruleName: "untrusted_origin_needs_approval", value: true });
       expect(await db().writeBack.count({ where: { runId: run.id } })).toBe(0);
     }
   });

@@ -12,7 +12,7 @@ import { inertSummary, maxSummaryChars } from "./diagnosis-comment";
 // or requesting changes (a `review` write-back) or approving it (`approve_review`, which the
 // change gate never exempts). Asked for by a maintainer ("Post review" on the run page); the
 // change gate decides whether a person approves, and a fork's or an unplaced run's review always
-// waits for one (untrusted_comment_needs_approval). The body is built here and nowhere else, from
+// waits for one (untrusted_origin_needs_approval). The body is built here and nowhere else, from
 // the run's newest diagnosis or report, made inert like the diagnosis comment; the approval
 // screen shows it and its event byte for byte, and exactly that is posted.
 

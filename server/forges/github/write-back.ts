@@ -1,9 +1,8 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
 import { githubClient, type GithubClient } from "./client";
-import { git, GitError } from "../local/git";
-import { type Forge, ForgeError, type LabelChange, type WorkflowRunState, type ForgeWriteBackRequest, type ForgeWriteBackResult, commitMessage, writeBackMarker, writeBackTrailer } from "../types";
+import { createPatchCommit, forgeErrorOf, split } from "./patch-commit";
+import { findGithubOpenPr, openGithubPr } from "./open-pr";
+import { findGithubRelease, publishGithubRelease } from "./publish-release";
+import { type Forge, ForgeError, type LabelChange, type WorkflowRunState, type ForgeWriteBackRequest, type ForgeWriteBackResult, writeBackMarker, writeBackTrailer } from "../types";
 
 // GitHub write-backs through Octokit. A patch becomes a commit through the git data API: the
 // touched files are read at the branch tip, the patch is applied to them with `git apply` in a
@@ -16,37 +15,7 @@ export type GithubForgeOptions =
   /** GitHub App: a client per repository, with an installation token scoped to it (writes appear as the app's bot). */
   | { clientFor: (repository: string) => GithubClient };
 
-function split(repository: string): { owner: string; repo: string } {
-  const [owner, repo] = repository.split("/");
-  if (!owner || !repo) throw new ForgeError(`"${repository}" is not owner/name`, "forge_error");
-  return { owner, repo };
-}
-
-function forgeErrorOf(err: unknown, what: string): ForgeError {
-  if (err instanceof ForgeError) return err;
-  const e = err as { status?: number; message?: string };
-  const reason = e.status === 404 ? "not_found" : e.status === 422 || e.status === 409 ? "head_moved" : "forge_error";
-  return new ForgeError(`GitHub refused to ${what}: ${e.status ?? ""} ${e.message ?? String(err)}`.trim(), reason);
-}
-
-/** Paths a unified diff touches: [old path or null (new file), new path or null (deleted)]. */
-export function patchPaths(patch: string): { from: string | null; to: string | null }[] {
-  const out: { from: string | null; to: string | null }[] = [];
-  const lines = patch.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const a = lines[i];
-    const b = lines[i + 1];
-    if (a?.startsWith("--- ") && b?.startsWith("+++ ")) {
-      const strip = (s: string) => {
-        const p = s.slice(4).split("\t")[0]?.trim() ?? "";
-        return p === "/dev/null" ? null : p.replace(/^[ab]\//, "");
-      };
-      out.push({ from: strip(a), to: strip(b) });
-      i++;
-    }
-  }
-  return out;
-}
+export { patchPaths } from "./patch-commit";
 
 export function createGithubForge(opts: GithubForgeOptions): Forge {
   let shared: GithubClient | null = null;
@@ -87,50 +56,12 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
     // GitHub answers 404 alike for a missing branch, a missing repository and one the token cannot see.
     if (!tip) throw new ForgeError(`GitHub refused to read ${branch}: 404 Not Found (no branch ${branch} in ${req.target.repository}, or the token cannot see the repository)`, "not_found");
     if (req.target.headSha && req.target.headSha !== tip) throw new ForgeError(`branch ${branch} moved from ${req.target.headSha.slice(0, 12)} to ${tip.slice(0, 12)}`, "head_moved");
-    const work = await mkdtemp(join(tmpdir(), "airlock-gh-"));
     try {
-      const { data: base } = await octokit.rest.git.getCommit({ owner, repo, commit_sha: tip });
-      // The tree gives each touched file's blob and mode (an executable stays executable).
-      const { data: baseTree } = await octokit.rest.git.getTree({ owner, repo, tree_sha: base.tree.sha, recursive: "1" });
-      const entries = new Map(baseTree.tree.filter((e) => e.type === "blob" && e.path && e.sha).map((e) => [e.path as string, { sha: e.sha as string, mode: e.mode as string }]));
-      const paths = patchPaths(req.patch);
-      const inside = (p: string) => {
-        const file = resolve(work, p);
-        if (!file.startsWith(`${work}/`)) throw new ForgeError(`path ${p} leaves the repository`, "patch_does_not_apply");
-        return file;
-      };
-      for (const p of paths) {
-        if (!p.from) continue;
-        const entry = entries.get(p.from);
-        if (!entry) throw new ForgeError(`${p.from} is not a file at ${tip.slice(0, 12)}${baseTree.truncated ? " (the tree listing was truncated)" : ""}`, "patch_does_not_apply");
-        const { data: blob } = await octokit.rest.git.getBlob({ owner, repo, file_sha: entry.sha });
-        const file = inside(p.from);
-        await mkdir(dirname(file), { recursive: true });
-        await writeFile(file, Buffer.from(blob.content, blob.encoding === "base64" ? "base64" : "utf8"));
-      }
-      try {
-        await git(["apply", "--whitespace=nowarn", "-"], { cwd: work, input: req.patch });
-      } catch (err) {
-        throw new ForgeError(`the patch does not apply at ${tip.slice(0, 12)}: ${err instanceof GitError ? err.stderr.trim().slice(0, 1000) : String(err)}`, "patch_does_not_apply");
-      }
-      const tree: { path: string; mode: "100644" | "100755"; type: "blob"; sha: string | null }[] = [];
-      for (const p of paths) {
-        if (p.from && p.from !== p.to) tree.push({ path: p.from, mode: "100644", type: "blob", sha: null });
-        if (!p.to) continue;
-        // base64 keeps any bytes intact (a utf-8 round trip would mangle non-text files).
-        const content = (await readFile(inside(p.to))).toString("base64");
-        const { data: blob } = await octokit.rest.git.createBlob({ owner, repo, content, encoding: "base64" });
-        const mode = entries.get(p.from ?? p.to)?.mode === "100755" ? "100755" : "100644";
-        tree.push({ path: p.to, mode, type: "blob", sha: blob.sha });
-      }
-      const { data: newTree } = await octokit.rest.git.createTree({ owner, repo, base_tree: base.tree.sha, tree });
-      const { data: commit } = await octokit.rest.git.createCommit({ owner, repo, message: commitMessage(req), tree: newTree.sha, parents: [tip] });
+      const commit = await createPatchCommit(octokit, req, tip);
       await octokit.rest.git.updateRef({ owner, repo, ref: `heads/${branch}`, sha: commit.sha, force: false });
       return { externalRef: commit.sha, detail: commit.html_url };
     } catch (err) {
       throw forgeErrorOf(err, `commit to ${branch}`);
-    } finally {
-      await rm(work, { recursive: true, force: true });
     }
   }
 
@@ -222,7 +153,17 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
           );
           return hit ? { externalRef: String(hit.id), detail: hit.html_url } : null;
         }
-        if (req.kind === "rerun_workflow") {
+        if (req.kind === "open_pr") return findGithubOpenPr(octokit, req);
+        if (req.kind === "publish_release") return findGithubRelease(octokit, req);
+        if (req.kind === "roll_back" && req.rollBack?.mode === "revert" && req.target.branch) {
+          const hit = await findInPages(
+            octokit.paginate.iterator(octokit.rest.repos.listCommits, { owner, repo, sha: req.target.branch, per_page: 100 }),
+            (c) => c.commit.message.includes(`${writeBackTrailer}: ${req.idempotencyKey}`),
+            5,
+          );
+          return hit ? { externalRef: hit.sha, detail: hit.html_url } : null;
+        }
+        if (req.kind === "rerun_workflow" || (req.kind === "roll_back" && req.rollBack?.mode === "rerun_last_good")) {
           // A rerun carries no marker. With the attempt pinned before the call, a later attempt
           // is the rerun done (finished or not). Without it, a run queued or running again is
           // what the rerun asked for: requesting it once more would be refused by GitHub anyway.
@@ -267,6 +208,13 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
             throw forgeErrorOf(err, "review");
           }
         }
+        case "open_pr":
+          return openGithubPr(octokit, req);
+        case "publish_release":
+          return publishGithubRelease(octokit, req);
+        case "roll_back":
+          if (req.rollBack?.mode === "revert") return commitPatch(req);
+        // falls through: rerunning the last good deploy is a workflow rerun of its run
         case "rerun_workflow": {
           const runId = Number(req.target.check);
           if (!Number.isInteger(runId) || runId <= 0) throw new ForgeError("a rerun needs the workflow run id as its check", "forge_error");

@@ -6,6 +6,8 @@ import type { Db } from "@/server/db";
 import { type Forge, ForgeError, type LabelChange, type ForgeWriteBackRequest, type ForgeWriteBackResult, commitMessage, writeBackMarker, writeBackTrailer } from "../types";
 import { assertRevision, git, GitError } from "./git";
 import { runLocalCheck } from "./local-ci";
+import { findLocalOpenPr, openLocalPr } from "./open-pr";
+import { findLocalRelease, publishLocalRelease } from "./publish-release";
 import { bareRepoPath, resolveRevision } from "./repositories";
 
 // The local forge's write-backs, with real git. A patch is applied in a throwaway clone on the
@@ -131,6 +133,8 @@ export function createLocalForge(opts: LocalForgeOptions): Forge {
       dataDir: opts.dataDir,
       repositoryId: repo.id,
       branch: req.target.branch,
+      // A roll-back reruns the last good deploy at its own commit.
+      ...(req.rollBack?.mode === "rerun_last_good" ? { sha: req.rollBack.goodSha } : {}),
       triggeredByRunId: req.runId,
       timeoutMs: opts.ciTimeoutMs,
       toolchainNodeModules: opts.toolchainNodeModules ?? null,
@@ -198,6 +202,15 @@ export function createLocalForge(opts: LocalForgeOptions): Forge {
           return findNote(notesDir(opts.dataDir, req.target.repository, req.target.prNumber), req.idempotencyKey);
         case "rerun_workflow":
           return findRerun(req);
+        case "open_pr":
+          return findLocalOpenPr(opts, req);
+        case "publish_release":
+          return findLocalRelease(opts.dataDir, req);
+        case "roll_back": {
+          if (req.rollBack?.mode === "rerun_last_good") return findRerun(req);
+          const sha = await findCommit(bareRepoPath(opts.dataDir, req.target.repository), req.idempotencyKey);
+          return sha ? { externalRef: sha, detail: `revert commit ${sha.slice(0, 12)} (found by its ${writeBackTrailer} trailer)` } : null;
+        }
         default:
           return null;
       }
@@ -221,6 +234,13 @@ export function createLocalForge(opts: LocalForgeOptions): Forge {
         }
         case "rerun_workflow":
           return rerun(req);
+        case "open_pr":
+          return openLocalPr(opts, req);
+        case "publish_release":
+          return publishLocalRelease(opts.dataDir, req);
+        case "roll_back":
+          // A revert is a commit pushed like an agent's patch; a rerun is a local CI run of the good commit.
+          return req.rollBack?.mode === "rerun_last_good" ? rerun(req) : pushPatch(bareRepoPath(opts.dataDir, req.target.repository), req);
         default:
           throw new ForgeError(`the local forge cannot ${req.kind.replaceAll("_", " ")}`, "unsupported");
       }

@@ -15,6 +15,7 @@ import { settleRerunTask } from "./settle-rerun";
 import { approvalDecidedTask, runEndedTask } from "./reactions";
 import { runCheckTask } from "./run-check";
 import { triageRerunTask } from "./triage-rerun";
+import { triageRollBackTask } from "./triage-roll-back";
 
 // The task registry: one handler per job contract in ../jobs.ts. Each handler parses its
 // payload with parseJobPayload and is idempotent (graphile-worker retries a job whose worker died).
@@ -33,6 +34,7 @@ export function createTaskList(ctx: WorkerContext): TaskList {
     "notification.deliver": (payload) => deliverNotificationTask(payload, ctx),
     "triage.rerun": (payload) => triageRerunTask(payload, ctx),
     "rerun.settle": (payload) => settleRerunTask(payload, ctx),
+    "triage.rollBack": (payload) => triageRollBackTask(payload, ctx),
     "flaky.tick": (payload) => flakyTickTask(payload, ctx),
     "flaky.scan": (payload) => flakyScanTask(payload, ctx),
     "run.ended": (payload) => runEndedTask(payload, ctx),

@@ -38,11 +38,12 @@ describe("change gate", () => {
   });
 
   it("never exempts approving reviews, releases or privileged capabilities", () => {
-    for (const kind of ["approve_review", "publish_release", "privileged_capability"]) {
+    for (const kind of ["approve_review", "privileged_capability"]) {
       const decision = gate({ kind, ...allowing });
       expect(decision.value).toBe(true);
       expect(decision.rule).toBe("sensitive_write_back_needs_approval");
     }
+    expect(gate({ kind: "publish_release", ...allowing }).rule).toBe("release_publish_needs_a_person");
   });
 
   it("lets an exempted push through only when the stack allows exceptions", () => {
@@ -107,6 +108,28 @@ describe("change gate", () => {
       // A label flip carries no code or words of the run: an exempted one still proceeds.
       expect(gate({ kind: "set_labels", ...allowing, run_origin }).value).toBe(false);
     }
+  });
+
+  it("never publishes a release without a person, for any facts (exhaustive), and says so by its own rule", () => {
+    let seen = 0;
+    for (const assignment of assignments(changeGatePolicy)) {
+      if (assignment.kind !== "publish_release") continue;
+      seen++;
+      const decision = gate(assignment);
+      expect(decision.value, JSON.stringify(assignment)).toBe(true);
+      expect(decision.rule, JSON.stringify(assignment)).toBe("release_publish_needs_a_person");
+    }
+    expect(seen).toBeGreaterThan(50);
+  });
+
+  it("never rolls back a deploy without a person, for any facts (exhaustive)", () => {
+    let seen = 0;
+    for (const assignment of assignments(changeGatePolicy)) {
+      if (assignment.kind !== "roll_back") continue;
+      seen++;
+      expect(gate(assignment).rule, JSON.stringify(assignment)).toBe("roll_back_needs_a_person");
+    }
+    expect(seen).toBeGreaterThan(50);
   });
 
   it("never exempts an approving review, for any facts (exhaustive)", () => {

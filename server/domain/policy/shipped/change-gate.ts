@@ -14,9 +14,11 @@ const exemptable = ["push_commits", "update_pr_branch", "open_pr", "comment", "r
  * workflows without GitHub's approval for outside contributors). A label flip stays exemptable:
  * triage labels fork PRs too, and a label carries no code or words of the run.
  */
+export const untrustedOriginKinds = ["push_commits", "update_pr_branch", "open_pr", "comment", "review", "rerun_workflow"];
+
 const untrustedWrites: Condition = {
   all: [
-    { property: "kind", inList: ["push_commits", "update_pr_branch", "open_pr", "comment", "review", "rerun_workflow"] },
+    { property: "kind", inList: untrustedOriginKinds },
     // Closed world: an unrecorded origin is not the repository's own.
     { property: "run_origin", isNot: "repository" },
   ],
@@ -42,6 +44,7 @@ export const changeGatePolicy = definePolicy({
         "publish_release",
         "privileged_capability",
         "set_labels",
+        "roll_back",
       ],
       description: "The write-back being requested.",
     },
@@ -83,9 +86,23 @@ export const changeGatePolicy = definePolicy({
     {
       name: "sensitive_write_back_needs_approval",
       priority: 100,
-      when: { property: "kind", inList: ["approve_review", "publish_release", "privileged_capability"] },
+      when: { property: "kind", inList: ["approve_review", "privileged_capability"] },
       then: { property: "approval_required", value: true },
-      explanation: "Approving a review, publishing a release or using a privileged capability always waits for a person.",
+      explanation: "Approving a review or using a privileged capability always waits for a person.",
+    },
+    {
+      name: "release_publish_needs_a_person",
+      priority: 100,
+      when: { property: "kind", is: "publish_release" },
+      then: { property: "approval_required", value: true },
+      explanation: "Publishing a release is privileged: a person approves it after reading its readiness report, whatever the repository or the stack allows.",
+    },
+    {
+      name: "roll_back_needs_a_person",
+      priority: 100,
+      when: { property: "kind", is: "roll_back" },
+      then: { property: "approval_required", value: true },
+      explanation: "Rolling back a deploy changes what runs in production: a person approves the revert or the rerun it shows.",
     },
     {
       name: "stack_requires_approval",

@@ -39,7 +39,16 @@ export type FakeRepo = {
   collaborators: Map<string, "admin" | "maintain" | "write" | "triage" | "read">;
   /** Actions job logs by job id; "gone" once GitHub's retention deleted them (410). */
   jobLogs: Map<number, Buffer | "gone">;
+  /** Pull requests opened through POST /pulls (open_pr), by number. */
+  openedPulls: Map<number, FakePull>;
+  /** Tags (refs/tags/<name>) and the commit each points at. */
+  tags: Map<string, string>;
+  /** Releases created through POST /releases (publish_release), with their uploaded assets. */
+  releases: FakeRelease[];
 };
+
+export type FakePull = { number: number; title: string; body: string; head: string; base: string; headSha: string; state: "open" | "closed" };
+export type FakeRelease = { id: number; tagName: string; name: string; body: string; targetCommitish: string; assets: { id: number; name: string; content: Buffer }[] };
 
 type Label = { id: number; name: string; color: string; description: string | null };
 
@@ -252,6 +261,47 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
     html_url: `${web}/${fullName}/actions/runs/${w.id}`,
     created_at: "2026-11-30T00:00:00Z",
     updated_at: now(),
+  });
+
+  const pullJson = (fullName: string, p: FakePull) => ({
+    id: p.number,
+    number: p.number,
+    node_id: `PR_${p.number}`,
+    url: `${api(fullName)}/pulls/${p.number}`,
+    html_url: `${web}/${fullName}/pull/${p.number}`,
+    state: p.state,
+    title: p.title,
+    body: p.body,
+    user,
+    head: { ref: p.head, sha: p.headSha, label: `${fullName.split("/")[0]}:${p.head}` },
+    base: { ref: p.base, label: `${fullName.split("/")[0]}:${p.base}` },
+    draft: false,
+    merged: false,
+  });
+  const assetJson = (fullName: string, a: { id: number; name: string; content: Buffer }) => ({
+    id: a.id,
+    node_id: `RA_${a.id}`,
+    name: a.name,
+    label: null,
+    state: "uploaded",
+    size: a.content.length,
+    url: `${api(fullName)}/releases/assets/${a.id}`,
+    browser_download_url: `${web}/${fullName}/releases/download/${a.id}/${a.name}`,
+  });
+  const releaseJson = (fullName: string, rel: FakeRelease) => ({
+    id: rel.id,
+    node_id: `RE_${rel.id}`,
+    tag_name: rel.tagName,
+    name: rel.name,
+    body: rel.body,
+    target_commitish: rel.targetCommitish,
+    draft: false,
+    prerelease: false,
+    url: `${api(fullName)}/releases/${rel.id}`,
+    html_url: `${web}/${fullName}/releases/tag/${rel.tagName}`,
+    upload_url: `${api(fullName)}/releases/${rel.id}/assets{?name,label}`,
+    assets: rel.assets.map((a) => assetJson(fullName, a)),
+    author: user,
   });
 
   /** GitHub pages lists with `per_page` (max 100) and `page`, and a Link header. */
@@ -518,6 +568,73 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
       const permission = role === "maintain" ? "write" : role === "triage" ? "read" : role;
       return { status: 200, body: { permission, role_name: role, user: { login, id: 1, node_id: `U_${login}`, type: "User", site_admin: false, permissions: { admin: role === "admin", maintain: ["admin", "maintain"].includes(role), push: permission !== "read", triage: role !== "read", pull: true }, role_name: role } } };
     }
+    if (req.method === "POST" && rest === "/git/refs") {
+      const doc = `${docs}/git/refs#create-a-reference`;
+      const ref = requireString(body, "ref", doc);
+      const sha = requireString(body, "sha", doc);
+      if (!r.commits.has(sha)) throw new HttpError(422, "Object does not exist", doc);
+      const branch = ref.startsWith("refs/heads/") ? ref.slice("refs/heads/".length) : null;
+      const tag = ref.startsWith("refs/tags/") ? ref.slice("refs/tags/".length) : null;
+      if (branch === null && tag === null) throw new HttpError(422, "Reference name is invalid", doc);
+      if (branch !== null ? r.refs.has(branch) : r.tags.has(tag as string)) throw new HttpError(422, "Reference already exists", doc);
+      if (branch !== null) r.refs.set(branch, sha);
+      else r.tags.set(tag as string, sha);
+      return { status: 201, body: branch !== null ? refJson(fullName, branch, sha) : { ref, node_id: `REF_${tag}`, url: `${api(fullName)}/git/${ref}`, object: { sha, type: "commit", url: `${api(fullName)}/git/commits/${sha}` } } };
+    }
+    if (rest === "/pulls") {
+      const doc = `${docs}/pulls/pulls`;
+      if (req.method === "GET") {
+        const head = req.query.get("head");
+        const state = req.query.get("state") ?? "open";
+        const list = [...r.openedPulls.values()].filter((p) => (!head || `${fullName.split("/")[0]}:${p.head}` === head) && (state === "all" || p.state === state)).sort((a, b) => b.number - a.number);
+        return { status: 200, ...paged(req, list.map((p) => pullJson(fullName, p))) };
+      }
+      if (req.method === "POST") {
+        const title = requireString(body, "title", doc);
+        const head = requireString(body, "head", doc);
+        const baseRef = requireString(body, "base", doc);
+        const headSha = r.refs.get(head);
+        if (!headSha || !r.refs.has(baseRef)) throw new HttpError(422, "Validation Failed", doc, [{ resource: "PullRequest", field: headSha ? "base" : "head", code: "invalid" }]);
+        if ([...r.openedPulls.values()].some((p) => p.head === head && p.state === "open")) throw new HttpError(422, "Validation Failed", doc, [{ resource: "PullRequest", code: "custom", message: `A pull request already exists for ${fullName.split("/")[0]}:${head}.` }]);
+        const number = Math.max(0, ...r.pulls, ...r.openedPulls.keys()) + 1;
+        const p: FakePull = { number, title, body: typeof body.body === "string" ? body.body : "", head, base: baseRef, headSha, state: "open" };
+        r.openedPulls.set(number, p);
+        r.pulls.add(number);
+        return { status: 201, body: pullJson(fullName, p) };
+      }
+    }
+    if (req.method === "GET" && (g = rest.match(/^\/releases\/tags\/(.+)$/))) {
+      const tag = decodeURIComponent(g[1] as string);
+      const rel = r.releases.find((x) => x.tagName === tag);
+      if (!rel) throw new HttpError(404, "Not Found", `${docs}/releases/releases#get-a-release-by-tag-name`);
+      return { status: 200, body: releaseJson(fullName, rel) };
+    }
+    if (req.method === "POST" && rest === "/releases") {
+      const doc = `${docs}/releases/releases#create-a-release`;
+      const tagName = requireString(body, "tag_name", doc);
+      if (r.releases.some((x) => x.tagName === tagName)) throw new HttpError(422, "Validation Failed", doc, [{ resource: "Release", code: "already_exists", field: "tag_name" }]);
+      const target = typeof body.target_commitish === "string" ? body.target_commitish : r.defaultBranch;
+      const sha = r.refs.get(target) ?? (r.commits.has(target) ? target : null);
+      if (!r.tags.has(tagName)) {
+        if (!sha) throw new HttpError(422, "Validation Failed", doc, [{ resource: "Release", code: "invalid", field: "target_commitish" }]);
+        r.tags.set(tagName, sha);
+      }
+      const rel: FakeRelease = { id: nextId++, tagName, name: typeof body.name === "string" ? body.name : tagName, body: typeof body.body === "string" ? body.body : "", targetCommitish: target, assets: [] };
+      r.releases.push(rel);
+      return { status: 201, body: releaseJson(fullName, rel) };
+    }
+    if (req.method === "POST" && (g = rest.match(/^\/releases\/(\d+)\/assets$/))) {
+      const rel = r.releases.find((x) => x.id === Number(g?.[1]));
+      const doc = `${docs}/releases/assets#upload-a-release-asset`;
+      if (!rel) throw new HttpError(404, "Not Found", doc);
+      const name = req.query.get("name");
+      const raw = (body as { raw?: Buffer }).raw;
+      if (!name || !raw) throw new HttpError(422, "Validation Failed", doc, [{ resource: "ReleaseAsset", code: "missing_field", field: name ? "body" : "name" }]);
+      if (rel.assets.some((a) => a.name === name)) throw new HttpError(422, "Validation Failed", doc, [{ resource: "ReleaseAsset", code: "already_exists", field: "name" }]);
+      const asset = { id: nextId++, name, content: raw };
+      rel.assets.push(asset);
+      return { status: 201, body: assetJson(fullName, asset) };
+    }
     const checked = checks.route({ method: req.method, rest, fullName, query: req.query, body: req.body, authorization: req.authorization }, r);
     if (checked) return checked;
     if ((g = rest.match(/^\/actions\/runs\/(\d+)(\/rerun)?$/))) {
@@ -538,7 +655,10 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
   async function readBody(req: IncomingMessage): Promise<unknown> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const text = Buffer.concat(chunks).toString("utf8");
+    const raw = Buffer.concat(chunks);
+    // A release asset upload is raw bytes, not JSON.
+    if (req.headers["content-type"] && !String(req.headers["content-type"]).includes("json")) return { raw };
+    const text = raw.toString("utf8");
     if (!text) return undefined;
     try {
       return JSON.parse(text);
@@ -656,6 +776,9 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
         requestedReviewers: new Map(),
         jobLogs: new Map(),
         collaborators: new Map(),
+        openedPulls: new Map(),
+        tags: new Map(),
+        releases: [],
       };
       repos.set(fullName, r);
       const c = putCommit(r, "Initial commit\n", treeOf(r, o.files, undefined, o.executable), []);
