@@ -56,7 +56,7 @@ describe("what the agent ran with, on a write-back's approval", () => {
       "Read, Bash(npm test:*)",
       "sentry: http https://mcp.sentry.dev/mcp",
       "anthropic-api-key, sentry-auth-token",
-      "ANTHROPIC_API_KEY (secret anthropic-api-key)",
+      "ANTHROPIC_API_KEY (secret anthropic-api-key, held by Airlock's model gateway outside the sandbox; the agent gets a placeholder)",
       "/opt/claude --print --output-format=stream-json --verbose --model=claude-sonnet-4-5",
       "--max-turns=12",
       "Generated file settings.json",
