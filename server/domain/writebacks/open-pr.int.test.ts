@@ -177,7 +177,9 @@ describe("open_pr under a stored change gate from before its fork rule", () => {
     const admin = await createUser({ isAdmin: true });
     const current = await getPolicy({ db: db(), kind: "change_gate" });
     const forkPr = JSON.stringify({ all: [{ property: "kind", inList: untrustedOriginKinds }, { property: "run_origin", isNot: "repository" }] });
-    const strip = (v: unknown): unknown => (Array.isArray(v) ? v.filter((x) => JSON.stringify(x) !== forkPr).map(strip) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, strip(x)])) : v);
+    const emptyNone = (x: unknown) => typeof x === "object" && x !== null && Array.isArray((x as { none?: unknown }).none) && (x as { none: unknown[] }).none.length === 0;
+    const strip = (v: unknown): unknown =>
+      Array.isArray(v) ? v.filter((x) => JSON.stringify(x) !== forkPr).map(strip).filter((x) => !emptyNone(x)) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, strip(x)])) : v;
     const older = strip(structuredClone(current.current.definition)) as typeof current.current.definition;
     older.rules = older.rules.filter((r) => r.name !== "untrusted_origin_needs_approval");
     await savePolicyVersion({ db: db(), actor: { userId: admin.id, label: admin.email }, kind: "change_gate", definition: older, expectedVersion: current.version });

@@ -172,7 +172,8 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
           const { data } = await octokit.rest.actions.getWorkflowRun({ owner, repo, run_id: runId });
           const attempt = data.run_attempt ?? 1;
           const done = req.rerunAttemptBefore !== undefined ? attempt > req.rerunAttemptBefore : data.status !== "completed" && attempt > 1;
-          return done ? { externalRef: `${runId}#${attempt}`, detail: `workflow run ${runId} attempt ${attempt} ${data.status}` } : null;
+          // A roll-back names the good deploy's run, as its execution does; a rerun names the attempt too.
+          return done ? { externalRef: req.kind === "roll_back" ? String(runId) : `${runId}#${attempt}`, detail: `workflow run ${runId} attempt ${attempt} ${data.status}` } : null;
         }
         return null;
       } catch (err) {
@@ -212,9 +213,18 @@ export function createGithubForge(opts: GithubForgeOptions): Forge {
           return openGithubPr(octokit, req);
         case "publish_release":
           return publishGithubRelease(octokit, req);
-        case "roll_back":
+        case "roll_back": {
           if (req.rollBack?.mode === "revert") return commitPatch(req);
-        // falls through: rerunning the last good deploy is a workflow rerun of its run
+          // The last good deploy succeeded: all of its workflow run runs again (it has no failed jobs).
+          const runId = Number(req.target.check);
+          if (!Number.isInteger(runId) || runId <= 0) throw new ForgeError("a rerun needs the workflow run id as its check", "forge_error");
+          try {
+            await octokit.rest.actions.reRunWorkflow({ owner, repo, run_id: runId });
+            return { externalRef: String(runId), detail: `workflow run ${runId} (the last good deploy) rerun requested` };
+          } catch (err) {
+            throw forgeErrorOf(err, "rerun the last good deploy");
+          }
+        }
         case "rerun_workflow": {
           const runId = Number(req.target.check);
           if (!Number.isInteger(runId) || runId <= 0) throw new ForgeError("a rerun needs the workflow run id as its check", "forge_error");
