@@ -133,7 +133,7 @@ export async function demoStory(opts: { db: Db; repositoryIds: string[] | "all" 
     title: "A privileged capability, approved first",
     summary: privileged
       ? `Run #${privileged.run.number} would launch with a privileged secret, MCP server or open network: it waited for a person to approve exactly that (${privileged.status}).`
-      : "No attempt has asked for a privileged capability yet (a repair on a stack granted a privileged secret does).",
+      : "No attempt has asked for one yet: an attempt does when it would launch with a privileged secret, a privileged MCP server or open network, and it waits for a person's approval of exactly that.",
     how: howOf(privileged?.run),
     links: privileged ? [{ label: privileged.status === "pending" ? "Review the launch" : "The launch approval", href: approvalHref(privileged.id) }, { label: `Run #${privileged.run.number}`, href: runHref(privileged.run.id) }] : [],
   });
