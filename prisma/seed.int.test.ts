@@ -15,6 +15,7 @@ import { bareRepoPath, resolveRevision } from "@/server/forges/local/repositorie
 import { digestOf, sha256 } from "@/server/lib/digest";
 import { PresentedSections, stackLine, targetLine } from "@/components/approvals/presented-sections";
 import { zPresented } from "@/server/domain/approvals/schemas";
+import { demoStory } from "@/server/domain/demo/story";
 import { seed } from "./seed";
 import { demoLogins } from "./seed/users";
 
@@ -248,6 +249,27 @@ describe("demo seed", () => {
       "CI / lint": { value: "pre_existing", rule: "already_red_before_us", run: "Fix failing lint on PR #231 (new head)" },
       "CI / e2e": { value: "ours", rule: "our_edits_after_green", run: "Fix failing lint on PR #231 (new head)" },
     });
+  });
+
+  it("finds each scene of the first-run story among the seeded records, and says plainly which are absent", async () => {
+    const { scenes } = await demoStory({ db, repositoryIds: "all" });
+    const by = Object.fromEntries(scenes.map((s) => [s.key, s]));
+    expect(Object.keys(by)).toEqual(["loop", "fork", "escalation", "attribution", "privileged", "cost_cap"]);
+    // The fork PR run sits on the untrusted pool; the escalation links its runs, the flip and the inbox.
+    expect(by.fork!.summary).toMatch(/untrusted/);
+    expect(by.escalation!.links.map((l) => l.label)).toEqual([expect.stringMatching(/the first rejected patch$/), expect.stringMatching(/the loop and its digest$/), "Approve the label flip", "Notifications"]);
+    expect(by.attribution!.links.map((l) => l.label.split(":")[0])).toEqual(["Ours", "Pre-existing"]);
+    // Every link goes to a run, an approval or the inbox that exists.
+    for (const s of scenes)
+      for (const l of s.links) {
+        const [, kind, id] = l.href.split("/");
+        if (kind === "runs") expect(await db.agentDispatchRun.count({ where: { id } }), l.href).toBe(1);
+        else if (kind === "approvals") expect(await db.approvalRequest.count({ where: { id } }), l.href).toBe(1);
+        else expect(l.href).toBe("/notifications");
+      }
+    // A reader sees only their repositories' scenes: no repository, no links.
+    const none = await demoStory({ db, repositoryIds: [] });
+    expect(none.scenes.flatMap((s) => s.links)).toEqual([]);
   });
 
   it("gives each demo user a credential account that verifies the demo password", async () => {

@@ -7,7 +7,7 @@ import { minutesBefore } from "./util";
 // stored JSON has its defaults filled in, exactly as a save from the form would
 // store it); a version's digest is the digest of the snapshot a run takes of it.
 
-export type StackName = "claude-code-ci-diagnoser" | "scripted-demo-fixer" | "release-reviewer";
+export type StackName = "claude-code-ci-diagnoser" | "scripted-demo-fixer" | "release-reviewer" | "scripted-demo-budget";
 
 const claudeCommand = ["claude", "-p", "--output-format", "stream-json", "--verbose"];
 
@@ -142,6 +142,28 @@ export const stacks: StackSeed[] = [
           approvalMode: "always",
           promptTemplate: scriptedPrompt,
           limits: { wallClockMinutes: 5, maxCostUsd: 0, maxRetries: 1 },
+        },
+      },
+    ],
+  },
+  // The demo's cost-cap scene (server/forges/local/demo.ts forks the live demo run onto it): the
+  // same recording, under a cap the recording's own usage passes, so the meter stops the session.
+  {
+    name: "scripted-demo-budget",
+    description: "The \"sum-off-by-one\" recording under a $0.04 cost cap, which its usage passes: the session is stopped at the cap. Demo and tests only: no model is called.",
+    versions: [
+      {
+        version: 1,
+        createdMinutesAgo: 12 * 24 * 60,
+        createdBy: "admin",
+        spec: {
+          modelProvider: "local",
+          model: "scripted",
+          adapter: { kind: "scripted", scenario: "sum-off-by-one" },
+          tools: ["Read", "Bash(npm test:*)", "Edit"],
+          approvalMode: "always",
+          promptTemplate: scriptedPrompt,
+          limits: { wallClockMinutes: 5, maxCostUsd: 0.04, maxRetries: 0 },
         },
       },
     ],

@@ -4,6 +4,7 @@ import { approvalsRouter } from "./routers/approvals";
 import { auditRouter } from "./routers/audit";
 import { configFilesRouter } from "./routers/config-files";
 import { deliveriesRouter } from "./routers/deliveries";
+import { demoRouter } from "./routers/demo";
 import { githubAppRouter } from "./routers/github-app";
 import { fixLoopsRouter } from "./routers/fix-loops";
 import { metricsRouter } from "./routers/metrics";
@@ -42,6 +43,7 @@ export const appRouter = router({
   configFiles: configFilesRouter,
   deliveries: deliveriesRouter,
   githubApp: githubAppRouter,
+  demo: demoRouter,
 });
 
 export type AppRouter = typeof appRouter;

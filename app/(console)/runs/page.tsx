@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { RunsList } from "@/components/runs/runs-list";
+import { StoryPanel } from "@/components/runs/story-panel";
 import { parseRunFilters, runListInput, suggestionsInput, withoutStatus } from "@/components/runs/filters";
 import { HydrateClient, getQueryClient, trpc } from "@/server/trpc/server";
 
@@ -19,6 +20,9 @@ export default async function RunsPage({ searchParams }: { searchParams: Promise
   ]);
   return (
     <HydrateClient>
+      <div className="mb-4">
+        <StoryPanel />
+      </div>
       <RunsList />
     </HydrateClient>
   );

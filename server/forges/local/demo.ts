@@ -3,6 +3,13 @@ import type { Db } from "@/server/db";
 import { stackSpecOf } from "@/server/domain/runs/admit-attempt";
 import { systemActor } from "@/server/domain/actor";
 import { dispatchRun } from "@/server/domain/runs/dispatch";
+import { transaction } from "@/server/db";
+import { recordAudit } from "@/server/domain/audit";
+import { zContextBundle } from "@/server/domain/context/context-bundle";
+import { renderPrompt } from "@/server/domain/context/prompt";
+import { childBundle, createChildRun, parentSelect } from "@/server/domain/runs/child-run";
+import { currentStackVersion } from "@/server/domain/stacks/current-version";
+import { digestOf } from "@/server/lib/digest";
 import { runLocalCheck } from "./local-ci";
 import { bareRepoPath, commitFiles, ensureBareRepo, resolveRevision } from "./repositories";
 
@@ -15,6 +22,8 @@ import { bareRepoPath, commitFiles, ensureBareRepo, resolveRevision } from "./re
 
 export const DEMO_REPOSITORY = "demo/calculator";
 export const DEMO_SCENARIO = "sum-off-by-one";
+/** The stack of the cost-cap scene (seeded): the same recording under a cap it passes. */
+export const DEMO_BUDGET_STACK = "scripted-demo-budget";
 const DEMO_ACTOR = systemActor("airlock demo bootstrap");
 // A fixed commit date makes the demo's commit id the same on every machine.
 const DEMO_COMMIT_DATE = new Date("2026-01-05T09:00:00Z");
@@ -78,9 +87,50 @@ export async function bootstrapDemo(opts: {
     await new Promise((r) => setTimeout(r, 250));
   }
   if (!run) return { summary: "the failed check created no scripted demo run (no trigger rule matched?)", sha, pipelineId: pipeline.id };
+  let summary = `the demo run ${run.id} is ${run.status}`;
   if (run.status === "suggested") {
     await dispatchRun({ db, actor: DEMO_ACTOR, runId: run.id });
-    return { summary: `dispatched the suggested run ${run.id}`, sha, pipelineId: pipeline.id, runId: run.id };
+    summary = `dispatched the suggested run ${run.id}`;
   }
-  return { summary: `the demo run ${run.id} is ${run.status}`, sha, pipelineId: pipeline.id, runId: run.id };
+  const capped = await costCapScene(db, run.id);
+  return { summary: capped ? `${summary}; ${capped}` : summary, sha, pipelineId: pipeline.id, runId: run.id };
+}
+
+/**
+ * The cost-cap scene, started on purpose: a fork of the demo run onto the budget stack (the same
+ * recording under a cap its usage passes), which the worker runs like any run until the meter
+ * stops the session at the cap. Like a fix run, it acts for the demo run's trigger rule: the
+ * bootstrap is no person, and admission reads that rule as its authority. Once per demo run.
+ */
+async function costCapScene(db: Db, runId: string): Promise<string | null> {
+  const budget = await db.agentStack.findUnique({ where: { name: DEMO_BUDGET_STACK }, select: { id: true } });
+  if (!budget) return null;
+  return transaction(db, "demoCostCapScene", async (tx) => {
+    const parent = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: runId }, select: parentSelect });
+    if (await tx.agentDispatchRun.findFirst({ where: { parentRunId: runId, stackId: budget.id }, select: { id: true } })) return null;
+    const stack = await currentStackVersion(tx, budget.id);
+    const bundle = zContextBundle.parse(childBundle(parent, "fork"));
+    const { prompt } = renderPrompt(stack.spec.promptTemplate, bundle, digestOf(bundle));
+    const child = await createChildRun(tx, {
+      parent,
+      source: "fork",
+      actor: DEMO_ACTOR,
+      cause: "forked",
+      prompt,
+      title: `Fork of #${parent.number} under a $${stack.spec.limits.maxCostUsd} cost cap: ${parent.title}`,
+      stack,
+      triggerRuleId: parent.triggerRuleId,
+      reason: `the demo bootstrap forked run #${parent.number} onto ${DEMO_BUDGET_STACK} (the cost-cap scene)`,
+      now: new Date(),
+    });
+    await recordAudit(tx, {
+      actor: DEMO_ACTOR,
+      action: "run.fork",
+      objectType: "AgentDispatchRun",
+      objectId: child.id,
+      repositoryId: parent.repositoryId,
+      detail: { parentRunId: parent.id, promptEdited: false, stackDigest: stack.digest },
+    });
+    return `forked it onto ${DEMO_BUDGET_STACK} as run ${child.id} (the cost-cap scene)`;
+  });
 }

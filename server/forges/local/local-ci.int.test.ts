@@ -7,7 +7,7 @@ import { getDb } from "@/server/db";
 import { contentDigest } from "@/server/lib/digest";
 import { createLocalRepository, createPool, createStack, scriptedSpec } from "@/server/queue/testing/fixtures";
 import { startWorker } from "@/server/queue/worker";
-import { bootstrapDemo, DEMO_REPOSITORY } from "./demo";
+import { bootstrapDemo, DEMO_BUDGET_STACK, DEMO_REPOSITORY } from "./demo";
 import { git } from "./git";
 import { runLocalCheck } from "./local-ci";
 import { bareRepoPath, checkoutAt } from "./repositories";
@@ -132,5 +132,25 @@ describe("local CI -> trigger path -> agent -> approval", () => {
     expect(again).toMatchObject({ sha: first.sha, pipelineId: first.pipelineId, runId: run.id });
     expect(await db.pipeline.count({ where: { repositoryId: repository.id } })).toBe(1);
     expect(await db.agentDispatchRun.count({ where: { repositoryId: repository.id } })).toBe(1);
+  });
+
+  it("starts the cost-cap scene on purpose: a fork of the demo run onto the budget stack, stopped at its cap by the meter (once)", { timeout: 120_000 }, async () => {
+    const db = getDb();
+    // Runs after the test above: the demo repository and its demo run exist.
+    const demo = await db.agentDispatchRun.findFirstOrThrow({ where: { repository: { fullName: DEMO_REPOSITORY } } });
+    const budget = await createStack(scriptedSpec({ limits: { wallClockMinutes: 5, maxCostUsd: 0.04, maxRetries: 0 } }), DEMO_BUDGET_STACK);
+    const result = await bootstrapDemo({ db, dataDir, ciTimeoutMs: 60_000, toolchainNodeModules: toolchain });
+    expect(result.summary).toMatch(/the cost-cap scene/);
+    const fork = await until("the cost-cap fork to end", async () => {
+      const r = await db.agentDispatchRun.findFirst({ where: { parentRunId: demo.id, stackId: budget.id }, include: { attempts: true } });
+      return r && ["failed", "succeeded", "awaiting_approval"].includes(r.status) ? r : null;
+    });
+    expect(fork.source).toBe("fork");
+    expect(fork.status).toBe("failed");
+    expect(fork.attempts.map((a) => a.exitReason)).toEqual([expect.stringMatching(/^Cost cap reached: stopped at \$0\.\d+ of the \$0\.04\d* cap/)]);
+    // Started once: a restarted worker's bootstrap adds no second fork.
+    const again = await bootstrapDemo({ db, dataDir, ciTimeoutMs: 60_000, toolchainNodeModules: toolchain });
+    expect(again.summary).not.toMatch(/cost-cap/);
+    expect(await db.agentDispatchRun.count({ where: { parentRunId: demo.id, stackId: budget.id } })).toBe(1);
   });
 });
