@@ -2,6 +2,7 @@ import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
 import { auditActorOf, requireRepositoryRoleOf, type ConfigActor } from "./access";
+import { removedProblem } from "./edit-service";
 import { parseInput } from "./input";
 import { refusableTransaction } from "./refusable";
 import { zSetRepositoryEnabledInput } from "./schemas";
@@ -19,6 +20,8 @@ export async function setRepositoryEnabled(opts: { db: Db; actor: ConfigActor; i
     await requireRepositoryRoleOf(tx, opts.actor, input.repositoryId, "admin", input.enabled ? "enable the repository" : "disable the repository");
     await lockRows(tx, "Repository", [input.repositoryId]);
     const repo = (await tx.repository.findUnique({ where: { id: input.repositoryId } })) ?? refuse(new AppError("NOT_FOUND", "No such repository."));
+    const removed = removedProblem(repo);
+    if (removed) refuse(new AppError("CONFLICT", removed, { reason: "repository_removed" }));
     const disabled = repo.disabledAt !== null;
     if (input.enabled === !disabled) {
       return { id: repo.id, fullName: repo.fullName, disabled, changed: false };
