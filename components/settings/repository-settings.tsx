@@ -40,7 +40,7 @@ export function RepositorySettings({ repositoryId }: { repositoryId: string }) {
     <div className="space-y-6">
       <header className="space-y-1">
         <div className="text-sm text-zinc-500">
-          <Link href="/settings" className="hover:underline">Settings</Link> / <Link href="/settings/repositories" className="hover:underline">Repositories</Link> / {s.fullName}
+          <Link href="/settings" className="underline">Settings</Link> / <Link href="/settings/repositories" className="underline">Repositories</Link> / {s.fullName}
         </div>
         <div className="flex items-center gap-2">
           <h1 className="text-xl font-semibold">{s.fullName}</h1>

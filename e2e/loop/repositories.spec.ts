@@ -1,3 +1,5 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
 import { createHmac, randomBytes } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { failedWorkflowJob } from "@/server/domain/ingest/fixtures/deliveries";
@@ -14,6 +16,12 @@ import { expect, signIn, test } from "../fixtures";
 //   re-evaluates the delivery, and exactly one run comes of it; again, and it is a duplicate;
 // - the admin edits the local repository's trust tier, disables, enables and removes it;
 // - a viewer sees no "Add repository" and the procedures refuse them.
+
+/** Serious or critical accessibility problems (sonner's toasts left out, as in config-forms-loop). */
+async function axeProblems(page: Page, only: string[] = []) {
+  const results = await only.reduce((b, selector) => b.include(selector), new AxeBuilder({ page })).exclude("[data-sonner-toaster]").analyze();
+  return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(" | ")}`);
+}
 
 const sign = (body: string) => `sha256=${createHmac("sha256", E2E_WEBHOOK_SECRET).update(body).digest("hex")}`;
 
@@ -36,7 +44,9 @@ test("an admin adds repositories; an unregistered delivery, registered and re-ev
     // No GitHub App is configured on this server: the dialog says how to configure one.
     await expect(dialog).toContainText("No GitHub App is configured");
     await expect(dialog.getByRole("link", { name: "Settings → GitHub" })).toHaveAttribute("href", "/settings/github");
+    expect(await axeProblems(page)).toEqual([]);
     await dialog.getByRole("tab", { name: "New local repository" }).click();
+    expect(await axeProblems(page)).toEqual([]);
     const localForm = dialog.getByRole("form", { name: "Create a local repository" });
     await localForm.getByLabel("owner/name").fill("../escape");
     await localForm.getByRole("button", { name: "Create repository" }).click();
@@ -116,6 +126,7 @@ test("an admin adds repositories; an unregistered delivery, registered and re-ev
     await details.getByRole("button", { name: "Save details" }).click();
     await expect(page.getByRole("region", { name: "Repository details" })).toContainText("v2");
     expect(await count(`SELECT count(*) AS n FROM "Repository" WHERE "fullName" = $1 AND "trustTier" = 'untrusted'`, [local])).toBe(1);
+    expect(await axeProblems(page, ["header", "section[aria-label='Repository details']", "section[aria-label='Repository state']"])).toEqual([]);
     const state = page.getByRole("region", { name: "Repository state" });
     await state.getByLabel("Why disable it").fill("moving it");
     await state.getByRole("button", { name: "Disable" }).click();
