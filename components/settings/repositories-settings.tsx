@@ -29,12 +29,12 @@ export function RepositoriesSettings() {
       <div className="flex flex-wrap items-end justify-between gap-2">
         <div>
           <p className="text-sm">
-            <Link href="/settings" className="text-indigo-700 hover:underline dark:text-indigo-400">Settings</Link> / Repositories
+            <Link href="/settings" className="text-indigo-700 underline dark:text-indigo-400">Settings</Link> / Repositories
           </p>
           <h1 className="text-xl font-semibold">Repositories</h1>
           <p className="text-sm text-zinc-600 dark:text-zinc-400">
             What Airlock acts on. A disabled repository dispatches nothing and its deliveries are ignored. Deliveries for a repository not listed here are ignored as not registered (see{" "}
-            <Link href="/deliveries?outcome=ignored" className="text-indigo-700 hover:underline dark:text-indigo-400">Deliveries</Link>).
+            <Link href="/deliveries?outcome=ignored" className="text-indigo-700 underline dark:text-indigo-400">Deliveries</Link>).
           </p>
         </div>
         {me.data?.isAdmin && (

@@ -26,6 +26,7 @@ import {
 } from "@/server/domain/repositories/schemas";
 import { LocalCiSection } from "./local-ci-section";
 import { MembersSection } from "./members-section";
+import { RepositoryAdminSection } from "./repository-admin-section";
 
 // A repository's settings: its policy as a form (the schema its procedure validates with) and
 // its members. Repository admins change them; everyone else with a role sees them read-only.
@@ -40,7 +41,7 @@ export function RepositorySettings({ repositoryId }: { repositoryId: string }) {
     <div className="space-y-6">
       <header className="space-y-1">
         <div className="text-sm text-zinc-500">
-          <Link href="/settings" className="hover:underline">Settings</Link> / {s.fullName}
+          <Link href="/settings" className="underline">Settings</Link> / <Link href="/settings/repositories" className="underline">Repositories</Link> / {s.fullName}
         </div>
         <div className="flex items-center gap-2">
           <h1 className="text-xl font-semibold">{s.fullName}</h1>
@@ -49,6 +50,17 @@ export function RepositorySettings({ repositoryId }: { repositoryId: string }) {
           <Badge tone="neutral">you are {s.role}</Badge>
         </div>
       </header>
+      <RepositoryAdminSection
+        repositoryId={s.id}
+        fullName={s.fullName}
+        forge={s.forge}
+        version={s.version}
+        details={{ defaultBranch: s.defaultBranch, checkCommand: s.checkCommand, trustTier: s.trustTier, visibility: s.visibility }}
+        role={s.role}
+        isAirlockAdmin={s.isAirlockAdmin}
+        disabled={s.disabled}
+        removal={s.removal}
+      />
       <LocalCiSection repositoryId={s.id} defaultBranch={s.defaultBranch} checkCommand={s.checkCommand} runCheck={s.runCheck} />
       <PolicyForm key={s.id} repositoryId={s.id} version={s.version} policy={s.policy} canEdit={s.canEdit} />
       <MembersSection repositoryId={s.id} members={s.members} canEdit={s.canEdit} />

@@ -1,3 +1,5 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
 import { createHmac, randomBytes } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { failedWorkflowJob } from "@/server/domain/ingest/fixtures/deliveries";
@@ -12,7 +14,14 @@ import { expect, signIn, test } from "../fixtures";
 // - GitHub sends a failure for a repository Airlock does not know: the deliveries page shows it
 //   ignored and why; the admin registers the repository by its URL ("Add repository"),
 //   re-evaluates the delivery, and exactly one run comes of it; again, and it is a duplicate;
+// - the admin edits the local repository's trust tier, disables, enables and removes it;
 // - a viewer sees no "Add repository" and the procedures refuse them.
+
+/** Serious or critical accessibility problems (sonner's toasts left out, as in config-forms-loop). */
+async function axeProblems(page: Page, only: string[] = []) {
+  const results = await only.reduce((b, selector) => b.include(selector), new AxeBuilder({ page })).exclude("[data-sonner-toaster]").analyze();
+  return results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(" | ")}`);
+}
 
 const sign = (body: string) => `sha256=${createHmac("sha256", E2E_WEBHOOK_SECRET).update(body).digest("hex")}`;
 
@@ -35,7 +44,9 @@ test("an admin adds repositories; an unregistered delivery, registered and re-ev
     // No GitHub App is configured on this server: the dialog says how to configure one.
     await expect(dialog).toContainText("No GitHub App is configured");
     await expect(dialog.getByRole("link", { name: "Settings → GitHub" })).toHaveAttribute("href", "/settings/github");
+    expect(await axeProblems(page)).toEqual([]);
     await dialog.getByRole("tab", { name: "New local repository" }).click();
+    expect(await axeProblems(page)).toEqual([]);
     const localForm = dialog.getByRole("form", { name: "Create a local repository" });
     await localForm.getByLabel("owner/name").fill("../escape");
     await localForm.getByRole("button", { name: "Create repository" }).click();
@@ -105,6 +116,40 @@ test("an admin adds repositories; an unregistered delivery, registered and re-ev
     }).toPass({ timeout: 60_000 });
     await expect(row.getByRole("link", { name: /^run #\d+$/ })).toHaveCount(1);
     expect(await count(runs, [fullName])).toBe(1);
+
+    // The local repository's page: an Airlock admin makes it untrusted, disables and enables it,
+    // then removes it (the dialog says what happens; the exact name is typed).
+    await page.goto("/settings/repositories");
+    await localRow.getByRole("link", { name: local }).click();
+    const details = page.getByRole("form", { name: "Repository details form" });
+    await details.getByLabel("Trust tier").selectOption("untrusted");
+    await details.getByRole("button", { name: "Save details" }).click();
+    await expect(page.getByRole("region", { name: "Repository details" })).toContainText("v2");
+    expect(await count(`SELECT count(*) AS n FROM "Repository" WHERE "fullName" = $1 AND "trustTier" = 'untrusted'`, [local])).toBe(1);
+    expect(await axeProblems(page, ["header", "section[aria-label='Repository details']", "section[aria-label='Repository state']"])).toEqual([]);
+    const state = page.getByRole("region", { name: "Repository state" });
+    await state.getByLabel("Why disable it").fill("moving it");
+    await state.getByRole("button", { name: "Disable" }).click();
+    await expect(state).toContainText("by an admin: moving it");
+    await state.getByRole("button", { name: "Enable" }).click();
+    await expect(state.getByRole("button", { name: "Disable" })).toBeVisible();
+    await expect(state).toContainText("Its deliveries are evaluated");
+    await state.getByRole("button", { name: "Remove…" }).click();
+    const removal = page.getByRole("dialog", { name: `Remove ${local}` });
+    await expect(removal.getByRole("list", { name: "What removal does" })).toContainText("Its 0 runs, 0 approvals");
+    await expect(removal).toContainText(`forge/${local}.git`);
+    await removal.getByLabel("Why remove it").fill("an e2e repository");
+    const confirm = removal.getByRole("button", { name: "Remove repository" });
+    await removal.getByLabel(`Type ${local} to confirm`).fill(local.toUpperCase());
+    await expect(confirm).toBeDisabled();
+    await removal.getByLabel(`Type ${local} to confirm`).fill(local);
+    await confirm.click();
+    await expect(page).toHaveURL(/\/settings\/repositories$/);
+    await expect(page.getByTestId("repositories-table").locator(`tr[data-repository="${local}"]`)).toHaveCount(0);
+    expect(await count(`SELECT count(*) AS n FROM "Repository" WHERE "fullName" = $1 AND "removedAt" IS NOT NULL AND "disabledAt" IS NOT NULL`, [local])).toBe(1);
+    expect(await count(`SELECT count(*) AS n FROM "AuditEntry" a JOIN "Repository" r ON r."id" = a."objectId" WHERE r."fullName" = $1 AND a."action" IN ('repository.details.update', 'repository.disable', 'repository.enable', 'repository.remove')`, [local])).toBe(4);
+    // Its git data stays.
+    expect(execFileSync("git", ["--git-dir", bare, "log", "--format=%s", "main"], { encoding: "utf8" }).trim()).toBe("Initial commit");
 
     // A viewer: no "Add repository", and the procedures refuse them.
     await signIn(page, baseURL!, "user_viewer");

@@ -39,7 +39,10 @@ async function lockAndReplay(tx: Tx, fullName: string, requestId: string | undef
 }
 
 async function refuseTaken(tx: Tx, refuse: Refuse, fullName: string) {
-  const taken = await tx.repository.findFirst({ where: { fullName: { equals: fullName, mode: "insensitive" } }, select: { fullName: true, forge: true } });
+  const taken = await tx.repository.findFirst({ where: { fullName: { equals: fullName, mode: "insensitive" } }, select: { fullName: true, forge: true, removedAt: true } });
+  if (taken?.removedAt) {
+    refuse(fieldError("CONFLICT", "fullName", `${taken.fullName} was removed on ${taken.removedAt.toISOString().slice(0, 10)}; its runs and audit trail keep the name, so it cannot be added again.`, "removed"));
+  }
   if (taken) refuse(fieldError("CONFLICT", "fullName", `${taken.fullName} is registered already (${taken.forge}).`, "exists"));
 }
 

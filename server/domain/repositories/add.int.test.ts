@@ -17,6 +17,7 @@ import { callerFor, createRepository, createUser } from "@/server/testing/factor
 import { saveExistingApp } from "../github-app/app-service";
 import { sealingKey } from "../github-app/key";
 import { createLocalRepository, installationCandidates, registerFromInstallation, registerGithubRepository } from "./add-service";
+import { zCreateLocalRepositoryInput, zRegisterGithubRepositoryInput, zUpdateRepositoryDetailsInput } from "./schemas";
 
 const db = getDb();
 const key = sealingKey();
@@ -79,6 +80,17 @@ describe("a new local-forge repository", () => {
     const again = await callHttp(admin, "repositorySettings.createLocal", { requestId: randomUUID(), fullName: fullName.toUpperCase() });
     expect(again.error?.data.code).toBe("CONFLICT");
     expect((again.error?.data.details?.fieldErrors as Record<string, string[]> | undefined)?.fullName?.[0]).toContain("registered already");
+  });
+
+  it("parses what it parsed once the same again (the router validates, then the domain)", () => {
+    for (const input of [{ requestId: randomUUID(), fullName: "a/b" }, { requestId: randomUUID(), fullName: "a/b", checkCommand: " npm test " }]) {
+      const once = zCreateLocalRepositoryInput.parse(input);
+      expect(zCreateLocalRepositoryInput.parse(once)).toEqual(once);
+    }
+    const once = zRegisterGithubRepositoryInput.parse({ fullName: "https://github.com/a/b.git" });
+    expect(zRegisterGithubRepositoryInput.parse(once)).toEqual(once);
+    const details = zUpdateRepositoryDetailsInput.parse({ repositoryId: "c".repeat(25), expectedVersion: 1, defaultBranch: "main", checkCommand: "", trustTier: "trusted", visibility: "private" });
+    expect(zUpdateRepositoryDetailsInput.parse(details)).toEqual(details);
   });
 
   it("never adopts git data no repository names", async () => {

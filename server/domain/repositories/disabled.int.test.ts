@@ -47,7 +47,7 @@ describe("a disabled repository", () => {
 
     const dispatch = await refusal(callerFor(maintainer).runs.dispatch({ runId: suggested.id }));
     expect(dispatch.code).toBe("CONFLICT");
-    expect(dispatch.message).toBe(`${repo.fullName} is disabled (by an admin: moving to the new organisation), so dispatching its runs is refused. An admin can enable it again (repositorySettings.setEnabled; the settings page does not offer it yet).`);
+    expect(dispatch.message).toBe(`${repo.fullName} is disabled (by an admin: moving to the new organisation), so dispatching its runs is refused. A repository admin can enable it again on its settings page (Settings → Repositories).`);
     const retry = await refusal(callerFor(maintainer).runs.retry({ runId: failed.id }));
     expect(retry.message).toMatch(/is disabled .*, so a new attempt is refused/);
     const check = await refusal(callerFor(maintainer).repositorySettings.runCheck({ repositoryId: repo.id, requestId: randomUUID(), branch: "" }));

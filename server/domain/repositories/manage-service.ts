@@ -3,6 +3,7 @@ import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
 import { requireRepositoryRoleOf } from "./access";
 import { auditActorOf, type UserActor } from "../actor";
+import { removedProblem } from "./edit-service";
 import { parseInput } from "./input";
 import { refusableTransaction } from "./refusable";
 import { zSetRepositoryEnabledInput } from "./schemas";
@@ -20,6 +21,8 @@ export async function setRepositoryEnabled(opts: { db: Db; actor: UserActor; inp
     await requireRepositoryRoleOf(tx, opts.actor, input.repositoryId, "admin", input.enabled ? "enable the repository" : "disable the repository");
     await lockRows(tx, "Repository", [input.repositoryId]);
     const repo = (await tx.repository.findUnique({ where: { id: input.repositoryId } })) ?? refuse(new AppError("NOT_FOUND", "No such repository."));
+    const removed = removedProblem(repo);
+    if (removed) refuse(new AppError("CONFLICT", removed, { reason: "repository_removed" }));
     const disabled = repo.disabledAt !== null;
     if (input.enabled === !disabled) {
       return { id: repo.id, fullName: repo.fullName, disabled, changed: false };

@@ -162,7 +162,9 @@ export const zCheckCommand = z
   .trim()
   .max(1000, "At most 1,000 characters")
   .refine((v) => !/[\0\r\n]/.test(v), "One line")
-  .transform((v) => (v === "" ? null : v));
+  // Null is what it parses to when empty: the router and then the domain parse the same input.
+  .nullable()
+  .transform((v) => (v === "" || v === null ? null : v));
 
 export const zRegisterGithubRepositoryInput = z.object({
   requestId: zRequestId.optional(),
@@ -184,11 +186,30 @@ export const zCreateLocalRepositoryInput = z.object({
   fullName: zLocalFullName,
   defaultBranch: zBranchName.default("main"),
   visibility: zVisibility.default("private"),
-  checkCommand: zCheckCommand.default(""),
+  checkCommand: zCheckCommand.default(null),
 });
 
 export const zRegisterFromInstallationInput = z.object({
   requestId: zRequestId,
   installationId: z.int().positive().max(Number.MAX_SAFE_INTEGER),
   fullName: zGithubFullName,
+});
+
+export const zTrustTier = z.enum(["trusted", "untrusted"]);
+
+/** A repository's own details (edit-service.ts says who may change which). */
+export const zUpdateRepositoryDetailsInput = z.object({
+  repositoryId: zId,
+  expectedVersion: z.int().positive(),
+  defaultBranch: zBranchName,
+  checkCommand: zCheckCommand,
+  trustTier: zTrustTier,
+  visibility: zVisibility,
+});
+
+/** Remove a repository (Airlock admins): its exact name typed to confirm, and why. */
+export const zRemoveRepositoryInput = z.object({
+  repositoryId: zId,
+  confirmFullName: z.string().trim().max(140),
+  reason: z.string().trim().min(1, "Say why").max(300, "At most 300 characters"),
 });

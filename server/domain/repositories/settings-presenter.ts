@@ -2,6 +2,8 @@ import type { Db } from "@/server/db";
 import { repositoryRole, roleAtLeast, visibleRepositoryIds } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
 import type { UserActor } from "../actor";
+import { bareRepoPath } from "@/server/forges/local/repositories";
+import { removalFacts, removedProblem } from "./edit-service";
 import { runCheckProblem } from "./run-check";
 import { policyOf } from "./settings-service";
 
@@ -11,7 +13,7 @@ import { policyOf } from "./settings-service";
 export async function settingsRepositories(opts: { db: Db; actor: UserActor }) {
   const visible = await visibleRepositoryIds(opts.db, opts.actor);
   const repos = await opts.db.repository.findMany({
-    where: visible === "all" ? {} : { id: { in: visible } },
+    where: visible === "all" ? { removedAt: null } : { id: { in: visible }, removedAt: null },
     orderBy: { fullName: "asc" },
     select: {
       id: true,
@@ -53,10 +55,12 @@ async function lastDeliveries(db: Db, names: string[]) {
   return new Map(rows.map(({ name, ...r }) => [name, r]));
 }
 
-export async function repositorySettings(opts: { db: Db; actor: UserActor; repositoryId: string }) {
+export async function repositorySettings(opts: { db: Db; actor: UserActor; repositoryId: string; dataDir: string }) {
   const role = await repositoryRole(opts.db, opts.actor, opts.repositoryId);
   const repo = role === null ? null : await opts.db.repository.findUnique({ where: { id: opts.repositoryId } });
   if (!repo) throw new AppError("NOT_FOUND", "No such repository.", { reason: "no_such_repository" });
+  const removed = removedProblem(repo);
+  if (removed) throw new AppError("NOT_FOUND", removed, { reason: "repository_removed" });
   const members = await opts.db.membership.findMany({
     where: { repositoryId: repo.id },
     orderBy: [{ role: "desc" }, { createdAt: "asc" }],
@@ -79,6 +83,10 @@ export async function repositorySettings(opts: { db: Db; actor: UserActor; repos
     checkCommand: repo.checkCommand,
     runCheck,
     trustTier: repo.trustTier,
+    visibility: repo.visibility,
+    disabled: repo.disabledAt ? { at: repo.disabledAt, reason: repo.disabledReason, by: repo.disabledBy } : null,
+    isAirlockAdmin: opts.actor.isAdmin,
+    removal: { ...(await removalFacts(opts.db, repo.id)), gitData: repo.forge === "local" ? bareRepoPath(opts.dataDir, repo.fullName) : null },
     version: repo.version,
     policy: policyOf(repo),
     members: members.map((m) => ({ ...m.user, role: m.role, since: m.createdAt })),

@@ -8,11 +8,18 @@ import {
   zUpdateRepositoryPolicyInput,
 } from "@/server/domain/repositories/schemas";
 import { setRepositoryEnabled } from "@/server/domain/repositories/manage-service";
+import { removeRepository, updateRepositoryDetails } from "@/server/domain/repositories/edit-service";
 import { requestCheckRun } from "@/server/domain/repositories/run-check";
 import { repositorySettings, settingsRepositories } from "@/server/domain/repositories/settings-presenter";
 import { updateRepositoryPolicy } from "@/server/domain/repositories/settings-service";
 import { createLocalRepository, installationCandidates, registerFromInstallation, registerGithubRepository } from "@/server/domain/repositories/add-service";
-import { zCreateLocalRepositoryInput, zRegisterFromInstallationInput, zRegisterGithubRepositoryInput } from "@/server/domain/repositories/schemas";
+import {
+  zCreateLocalRepositoryInput,
+  zRegisterFromInstallationInput,
+  zRegisterGithubRepositoryInput,
+  zRemoveRepositoryInput,
+  zUpdateRepositoryDetailsInput,
+} from "@/server/domain/repositories/schemas";
 import { sealingKey } from "@/server/domain/github-app/key";
 import { env } from "@/server/env";
 import { resolve } from "node:path";
@@ -50,7 +57,7 @@ export const repositorySettingsRouter = router({
       registerFromInstallation({ db: ctx.db, actor: ctx.user, input, key: sealingKey(), githubUrl: env.GITHUB_URL, apiUrl: env.GITHUB_API_URL ?? null }),
     ),
 
-  get: repositoryProcedure("viewer").query(({ ctx }) => repositorySettings({ db: ctx.db, actor: ctx.user, repositoryId: ctx.repositoryId })),
+  get: repositoryProcedure("viewer").query(({ ctx }) => repositorySettings({ db: ctx.db, actor: ctx.user, repositoryId: ctx.repositoryId, dataDir: resolve(env.AIRLOCK_DATA_DIR) })),
 
   updatePolicy: repositoryProcedure("admin")
     .input(zUpdateRepositoryPolicyInput)
@@ -71,6 +78,27 @@ export const repositorySettingsRouter = router({
     .input(zSetRepositoryEnabledInput)
     .output(z.object({ id: z.string(), fullName: z.string(), disabled: z.boolean(), changed: z.boolean() }))
     .mutation(({ ctx, input }) => setRepositoryEnabled({ db: ctx.db, actor: ctx.user, input, now: ctx.now() })),
+
+  /** Its admins change the default branch; Airlock admins also the check command, trust tier and visibility. */
+  updateDetails: repositoryProcedure("admin")
+    .input(zUpdateRepositoryDetailsInput)
+    .output(
+      z.object({
+        id: z.string(),
+        version: z.number(),
+        defaultBranch: z.string(),
+        checkCommand: z.string().nullable(),
+        trustTier: z.enum(["trusted", "untrusted"]),
+        visibility: z.enum(["public", "private", "internal"]),
+      }),
+    )
+    .mutation(({ ctx, input }) => updateRepositoryDetails({ db: ctx.db, actor: ctx.user, input, dataDir: resolve(env.AIRLOCK_DATA_DIR) })),
+
+  /** An Airlock admin removes it: refused while runs or approvals are live; history kept (edit-service.ts). */
+  remove: adminProcedure
+    .input(zRemoveRepositoryInput)
+    .output(z.object({ id: z.string(), fullName: z.string(), removed: z.boolean(), changed: z.boolean() }))
+    .mutation(({ ctx, input }) => removeRepository({ db: ctx.db, actor: ctx.user, input, dataDir: resolve(env.AIRLOCK_DATA_DIR), now: ctx.now() })),
 
   /** The local CI runs the repository's check (maintainers); a failure fires the trigger rules. */
   runCheck: repositoryProcedure("maintainer")
