@@ -48,7 +48,7 @@ describe.skipIf(!testHostAddress || !existsSync(installedClaudeBinary()))("a cla
     expect(record).toMatchObject({ adapter: "claude-code", model: "anthropic/claude-sonnet-4-5", tools: ["Read", "Edit"], secrets: ["anthropic-api-key"], configMaps: ["anthropic-base-url"], continuation: null });
     expect(record.command).toContain("--model=claude-sonnet-4-5");
     expect(record.files.map((f) => f.name)).toEqual(["settings.json", "mcp.json"]);
-    expect(record.env).toContainEqual({ name: "ANTHROPIC_API_KEY", from: "secret anthropic-api-key" });
+    expect(record.env).toContainEqual({ name: "ANTHROPIC_API_KEY", from: "secret anthropic-api-key, held by Airlock's model gateway outside the sandbox; the agent gets a placeholder" });
     expect(JSON.stringify(record)).not.toContain("sk-ant-double-run-key");
     const asked = await requestWriteBack({ db: getDb(), runId: after.id, action: "comment", target: { prNumber: 3 }, message: "sum subtracts." });
     expect(asked.kind).toBe("approval");
