@@ -54,7 +54,7 @@ export function StoryPanel() {
           Dismiss
         </Button>
       </div>
-      {story.isPending ? <p className="text-xs text-zinc-500">Loading the story…</p> : null}
+      {story.isPending ? <p className="text-xs text-zinc-600 dark:text-zinc-400">Loading the story…</p> : null}
       <ol className="grid gap-3 md:grid-cols-2 xl:grid-cols-3">
         {scenes.map((s, i) => (
           <li key={s.key} data-scene={s.key} className="space-y-1 text-sm">
@@ -62,7 +62,7 @@ export function StoryPanel() {
               {i + 1}. {s.title}
             </div>
             <p className="text-xs text-zinc-700 dark:text-zinc-300">{s.summary}</p>
-            {s.how ? <p className="text-xs text-zinc-500">By: {s.how}</p> : null}
+            {s.how ? <p className="text-xs text-zinc-600 dark:text-zinc-400">By: {s.how}</p> : null}
             {s.links.length > 0 ? (
               <ul className="flex flex-wrap gap-x-3 gap-y-1 text-xs">
                 {s.links.map((l) => (

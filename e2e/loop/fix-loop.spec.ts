@@ -152,7 +152,8 @@ test("a pull request whose fixes keep being rejected stops at the bound, shows t
   await expect(escalation).toContainText("after 2 of 2 fix runs; a person takes over");
   await expect(escalation).toContainText(R2);
   await expect(escalation).toContainText(R3);
-  const { rows: fixRuns } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "FixSpawnIntent" WHERE "kind" = 'fix'`);
+  // This repository's loop only (the demo seed has a fix loop of its own, on another repository).
+  const { rows: fixRuns } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "FixSpawnIntent" WHERE "kind" = 'fix' AND "repositoryId" = $1`, [demoRows[0]!.repositoryId]);
   expect(fixRuns[0]?.n).toBe(2);
 
   // The label flip waits at the change gate: the forge (the PR record) has not changed.
