@@ -49,12 +49,6 @@ export type SandboxSpec = {
    * unsandboxed trusted pool) the agent gets the upstream and the key itself.
    */
   modelGateway?: ModelGatewaySpec;
-  /**
-   * The per-process address-space backstop, when the default (the memory limit plus headroom) is
-   * too tight: a test runner's workers each reserve WebAssembly memories of about 10 GiB. The
-   * memory limit itself still holds (the monitor measures what is used).
-   */
-  addressSpaceMb?: number;
   /** Each model answer's usage, as the model API sent it through the gateway (sandboxed only). */
   onModelUsage?: (usage: GatewayUsage) => void;
 };
@@ -176,7 +170,7 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
     // reserve far more than they touch: V8 reserves about 10 GiB for each WebAssembly memory
     // (Node's fetch parses HTTP with one), so a bound near the limit kills any agent that makes
     // a request. The monitor holds the sandbox as a whole to the memory limit itself.
-    `--as=${(req.addressSpaceMb ?? limits.memoryMb + addressSpaceHeadroomMb) * mib}`,
+    `--as=${(limits.memoryMb + addressSpaceHeadroomMb) * mib}`,
     `--nproc=${limits.processes}`,
     `--cpu=${limits.cpuSeconds + 5}:${limits.cpuSeconds + 10}`,
     `--fsize=${limits.diskMb * mib}`,
