@@ -96,7 +96,7 @@ describe("Attempt repair (runs.dispatch with taskKind repair)", () => {
     const before = await snapshotOf(run.id);
     // The dialog says first what dispatching would refuse with: the one sentence of repositories/disabled.ts.
     const { refusal } = await caller.runs.dispatchOptions({ repositoryId });
-    expect(refusal).toMatch(/^\S+ is disabled \(the app was uninstalled\), so dispatching its runs is refused\. An admin can enable it again/);
+    expect(refusal).toMatch(/^\S+ is disabled \(the app was uninstalled\), so dispatching its runs is refused\. A repository admin can enable it again on its settings page/);
     await expect(caller.runs.dispatch({ runId: run.id, taskKind: "repair" })).rejects.toMatchObject({ code: "CONFLICT", message: refusal });
     expect(await snapshotOf(run.id)).toEqual(before);
   });
