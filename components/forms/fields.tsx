@@ -3,6 +3,7 @@
 import { useId } from "react";
 import { get, useFormContext, type RegisterOptions } from "react-hook-form";
 import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 
 // Labelled controls bound to the surrounding FormProvider by field path. Each shows its own
@@ -28,7 +29,8 @@ export function FieldError({ id, message }: { id: string; message: string | unde
 
 type BaseProps = { name: string; label: string; hint?: string; className?: string; disabled?: boolean };
 
-function FieldShell({ id, label, hint, error, className, children }: { id: string; label: string; hint?: string; error?: string; className?: string; children: React.ReactNode }) {
+/** A label over its control, with a hint and an error under it (also for forms outside a FormProvider). */
+export function FieldShell({ id, label, hint, error, className, children }: { id: string; label: React.ReactNode; hint?: string; error?: string; className?: string; children: React.ReactNode }) {
   return (
     <div className={cn("min-w-0", className)}>
       <label htmlFor={id} className="mb-1 block text-xs font-medium text-zinc-700 dark:text-zinc-300">
@@ -153,6 +155,20 @@ export function CheckboxField({ name, label, hint, className, disabled }: BasePr
         )}
         <FieldError id={`${id}-error`} message={error} />
       </div>
+    </div>
+  );
+}
+
+/** A dialog form's footer: Close, and its submit button, which says what it is doing while pending. */
+export function DialogActions({ onClose, pending, label, pendingLabel }: { onClose: () => void; pending: boolean; label: string; pendingLabel: string }) {
+  return (
+    <div className="flex justify-end gap-2">
+      <Button type="button" onClick={onClose}>
+        Close
+      </Button>
+      <Button type="submit" variant="primary" disabled={pending}>
+        {pending ? pendingLabel : label}
+      </Button>
     </div>
   );
 }

@@ -4,10 +4,9 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { toast } from "sonner";
-import { inputClass } from "@/components/forms/fields";
+import { DialogActions, FieldShell, inputClass } from "@/components/forms/fields";
 import { useTRPC } from "@/components/providers/trpc";
 import { Alert } from "@/components/ui/alert";
-import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 
 // "Fork": a new run from this one's context with an edited prompt, another stack, or both
@@ -55,16 +54,10 @@ function ForkForm({ run, onClose }: { run: { id: string; number: number; prompt:
         </Alert>
       )}
       <fieldset disabled={fork.isPending} className="min-w-0 space-y-3">
-        <div>
-          <label htmlFor={`${id}-prompt`} className="mb-1 block text-xs font-medium text-zinc-700 dark:text-zinc-300">
-            Prompt
-          </label>
+        <FieldShell id={`${id}-prompt`} label="Prompt">
           <textarea id={`${id}-prompt`} value={prompt} onChange={(e) => setPrompt(e.target.value)} rows={10} maxLength={100_000} className={`${inputClass} font-mono text-xs`} />
-        </div>
-        <div>
-          <label htmlFor={`${id}-stack`} className="mb-1 block text-xs font-medium text-zinc-700 dark:text-zinc-300">
-            Stack
-          </label>
+        </FieldShell>
+        <FieldShell id={`${id}-stack`} label="Stack">
           <select id={`${id}-stack`} value={stackId} onChange={(e) => setStackId(e.target.value)} className={inputClass}>
             <option value="">{run.stackName ? `Same stack (${run.stackName})` : "Same stack"}</option>
             {others.map((s) => (
@@ -74,16 +67,9 @@ function ForkForm({ run, onClose }: { run: { id: string; number: number; prompt:
             ))}
           </select>
           <p className="mt-1 text-xs text-zinc-500">Another stack runs its current version; with the prompt unchanged, its own template is rendered against this run&apos;s context.</p>
-        </div>
+        </FieldShell>
       </fieldset>
-      <div className="flex justify-end gap-2">
-        <Button type="button" onClick={onClose}>
-          Close
-        </Button>
-        <Button type="submit" variant="primary" disabled={fork.isPending}>
-          {fork.isPending ? "Forking…" : "Fork run"}
-        </Button>
-      </div>
+      <DialogActions onClose={onClose} pending={fork.isPending} label="Fork run" pendingLabel="Forking…" />
     </form>
   );
 }

@@ -4,11 +4,10 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { toast } from "sonner";
-import { inputClass } from "@/components/forms/fields";
+import { DialogActions, FieldShell, inputClass } from "@/components/forms/fields";
 import { useTRPC } from "@/components/providers/trpc";
 import { ActionButton } from "@/components/ui/action-button";
 import { Alert } from "@/components/ui/alert";
-import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 
 // "Open a pull request": the run's patch on a new branch and a PR from it (writeBacks.requestOpenPr,
@@ -68,33 +67,17 @@ function OpenPrForm({ runId, defaultBranch, onClose }: { runId: string; defaultB
         </Alert>
       )}
       <fieldset disabled={ask.isPending} className="min-w-0 space-y-3">
-        <div>
-          <label htmlFor={`${id}-branch`} className="mb-1 block text-xs font-medium text-zinc-700 dark:text-zinc-300">
-            New branch
-          </label>
+        <FieldShell id={`${id}-branch`} label="New branch">
           <input id={`${id}-branch`} value={branch} onChange={(e) => setBranch(e.target.value)} maxLength={100} className={`${inputClass} font-mono text-xs`} />
-        </div>
-        <div>
-          <label htmlFor={`${id}-title`} className="mb-1 block text-xs font-medium text-zinc-700 dark:text-zinc-300">
-            Title (empty: &ldquo;Airlock run #…: the run&apos;s title&rdquo;)
-          </label>
+        </FieldShell>
+        <FieldShell id={`${id}-title`} label={<>Title (empty: &ldquo;Airlock run #…: the run&apos;s title&rdquo;)</>}>
           <input id={`${id}-title`} value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} className={inputClass} />
-        </div>
-        <div>
-          <label htmlFor={`${id}-notes`} className="mb-1 block text-xs font-medium text-zinc-700 dark:text-zinc-300">
-            Notes added to the body (optional; HTML is escaped, mentions are broken)
-          </label>
+        </FieldShell>
+        <FieldShell id={`${id}-notes`} label="Notes added to the body (optional; HTML is escaped, mentions are broken)">
           <textarea id={`${id}-notes`} value={notes} onChange={(e) => setNotes(e.target.value)} rows={4} maxLength={4000} className={inputClass} />
-        </div>
+        </FieldShell>
       </fieldset>
-      <div className="flex justify-end gap-2">
-        <Button type="button" onClick={onClose}>
-          Close
-        </Button>
-        <Button type="submit" variant="primary" disabled={ask.isPending}>
-          {ask.isPending ? "Asking…" : "Ask to open the PR"}
-        </Button>
-      </div>
+      <DialogActions onClose={onClose} pending={ask.isPending} label="Ask to open the PR" pendingLabel="Asking…" />
     </form>
   );
 }

@@ -4,11 +4,10 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { toast } from "sonner";
-import { inputClass } from "@/components/forms/fields";
+import { DialogActions, FieldShell, inputClass } from "@/components/forms/fields";
 import { useTRPC } from "@/components/providers/trpc";
 import { ActionButton } from "@/components/ui/action-button";
 import { Alert } from "@/components/ui/alert";
-import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 
 // "Publish release": asks to publish one of the run's artifacts under a tag, with the run's
@@ -67,16 +66,10 @@ function PublishForm({ runId, tag: initialTag, artifacts, onClose }: { runId: st
         </Alert>
       )}
       <fieldset disabled={ask.isPending} className="min-w-0 space-y-3">
-        <div>
-          <label htmlFor={`${id}-tag`} className="mb-1 block text-xs font-medium text-zinc-700 dark:text-zinc-300">
-            Tag
-          </label>
+        <FieldShell id={`${id}-tag`} label="Tag">
           <input id={`${id}-tag`} value={tag} onChange={(e) => setTag(e.target.value)} maxLength={100} className={`${inputClass} font-mono text-xs`} />
-        </div>
-        <div>
-          <label htmlFor={`${id}-artifact`} className="mb-1 block text-xs font-medium text-zinc-700 dark:text-zinc-300">
-            Artifact to publish
-          </label>
+        </FieldShell>
+        <FieldShell id={`${id}-artifact`} label="Artifact to publish">
           <select id={`${id}-artifact`} value={artifactId} onChange={(e) => setArtifactId(e.target.value)} className={inputClass}>
             <option value="">The readiness report itself</option>
             {artifacts.map((a) => (
@@ -85,22 +78,12 @@ function PublishForm({ runId, tag: initialTag, artifacts, onClose }: { runId: st
               </option>
             ))}
           </select>
-        </div>
-        <div>
-          <label htmlFor={`${id}-notes`} className="mb-1 block text-xs font-medium text-zinc-700 dark:text-zinc-300">
-            Notes added to the release (optional; HTML is escaped, mentions are broken)
-          </label>
+        </FieldShell>
+        <FieldShell id={`${id}-notes`} label="Notes added to the release (optional; HTML is escaped, mentions are broken)">
           <textarea id={`${id}-notes`} value={notes} onChange={(e) => setNotes(e.target.value)} rows={4} maxLength={8000} className={inputClass} />
-        </div>
+        </FieldShell>
       </fieldset>
-      <div className="flex justify-end gap-2">
-        <Button type="button" onClick={onClose}>
-          Close
-        </Button>
-        <Button type="submit" variant="primary" disabled={ask.isPending}>
-          {ask.isPending ? "Asking…" : "Ask to publish"}
-        </Button>
-      </div>
+      <DialogActions onClose={onClose} pending={ask.isPending} label="Ask to publish" pendingLabel="Asking…" />
     </form>
   );
 }

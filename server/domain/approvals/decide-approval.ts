@@ -191,7 +191,7 @@ export async function approveApproval(opts: ApproveOptions & { kinds?: "any" | "
     }
 
     await transitionApproval(tx, { approval, to: "approved", data: { decidedById: actor.id, decidedAt: now } });
-    const presented = (approval.presented ?? {}) as { message?: string | null; labels?: unknown; target?: object; review?: unknown; rerun?: unknown };
+    const presented = (approval.presented ?? {}) as { message?: string | null; labels?: unknown; target?: object };
     const writeBack = await createPendingWriteBack(tx, {
       run,
       kind: approval.action,
@@ -208,10 +208,8 @@ export async function approveApproval(opts: ApproveOptions & { kinds?: "any" | "
         message: presented.message ?? null,
         // The label change the approver was shown is the one executed.
         ...(approval.action === "set_labels" ? { labels: presented.labels ?? null } : {}),
-        // So are a review's event and a rerun's plan.
-        ...(presented.review ? { review: presented.review } : {}),
-        ...(presented.rerun ? { rerun: presented.rerun } : {}),
-        // What the kind carries beyond its target (open_pr's PR), as the approver saw it.
+        // What the kind carries beyond its target (a review's event, a rerun's plan, open_pr's
+        // PR...), as the approver saw it.
         ...writeBackExtraOf(presented),
       },
       now,

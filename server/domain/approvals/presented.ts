@@ -16,9 +16,17 @@ export type WriteBackTargetInput = { branch?: string; prNumber?: number; check?:
  * frozen into `presented` and copied as is into the WriteBack's target when the write-back is
  * recorded (approval given or gate exempt), where the executor reads it.
  */
-export type PresentedExtra = { openPr?: PresentedOpenPr | null; release?: PresentedRelease | null; rollBack?: PresentedRollBack | null };
+export type PresentedExtra = {
+  /** review / approve_review: the event posted with the body (approve_review is always APPROVE). */
+  review?: { event: ReviewEvent } | null;
+  /** rerun_workflow: what is rerun. */
+  rerun?: RerunPlan | null;
+  openPr?: PresentedOpenPr | null;
+  release?: PresentedRelease | null;
+  rollBack?: PresentedRollBack | null;
+};
 
-const extraKeys = ["openPr", "release", "rollBack"] as const;
+const extraKeys = ["review", "rerun", "openPr", "release", "rollBack"] as const;
 
 /** The kind's extra fields from a frozen `presented` record, as shown (a release's report text included). */
 export function presentedExtraOf(record: unknown): PresentedExtra {
@@ -81,10 +89,6 @@ export type PresentedInput = {
   exception: string | null;
   /** A patch with secrets: what was found, and that its push is refused until an admin overrides. */
   pushProtection?: PushProtection | null;
-  /** review / approve_review: the event posted with the body. */
-  reviewEvent?: ReviewEvent | null;
-  /** rerun_workflow: what is rerun. */
-  rerun?: RerunPlan | null;
   extra?: PresentedExtra;
 };
 
@@ -123,8 +127,6 @@ export function presentedOf(opts: PresentedInput): Presented {
     reason: opts.reason,
     exception: opts.exception,
     pushProtection: opts.pushProtection ?? null,
-    ...(opts.reviewEvent ? { review: { event: opts.reviewEvent } } : {}),
-    ...(opts.rerun ? { rerun: opts.rerun } : {}),
     ...presentedExtraOf(opts.extra),
   };
 }

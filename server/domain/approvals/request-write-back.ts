@@ -13,7 +13,7 @@ import { buildPresented, type PresentedExtra, writeBackExtraOf, type WriteBackTa
 import { changeGateVerdict } from "./change-gate-verdict";
 import { pushProtectionOf } from "./push-protection";
 import { untrustedOriginKinds } from "../policy/shipped/change-gate";
-import { type LabelChange, type RerunPlan, type ReviewEvent, zLabelChange } from "./schemas";
+import { type LabelChange, zLabelChange } from "./schemas";
 
 // The one way a write-back is asked for. The change gate (decide(), policy change_gate) is asked
 // with the repository's exceptions and bot-comment setting; refused facts fail closed (approval
@@ -94,11 +94,7 @@ export type RequestWriteBackOptions = {
   message?: string | null;
   /** set_labels: the labels added to and removed from the target PR. */
   labels?: LabelChange | null;
-  /** review / approve_review: the review's event (writebacks/review.ts); approve_review is always APPROVE. */
-  reviewEvent?: ReviewEvent | null;
-  /** rerun_workflow: what is rerun (writebacks/rerun.ts). */
-  rerun?: RerunPlan | null;
-  /** What the kind carries beyond its target (open_pr: the PR), shown and executed as shown. */
+  /** What the kind carries beyond its target (a review's event, a rerun's plan, open_pr's PR...), shown and executed as shown. */
   extra?: PresentedExtra;
   /** A comment carrying the run's diagnosis (bot comments may skip approval): set by writebacks/diagnosis-comment.ts only. */
   isDiagnosisComment?: boolean;
@@ -119,15 +115,15 @@ export type RequestWriteBackResult =
 export type GateOutcome = RequestWriteBackResult | { kind: "skipped"; policyDecisionId: string | null; reason: string };
 
 /** A review carries its event (APPROVE exactly for approve_review), a rerun its plan; no other kind carries either. */
-function kindDetailsOf(opts: { action: WriteBackKind; reviewEvent?: ReviewEvent | null; rerun?: RerunPlan | null }): Record<string, unknown> {
+function assertKindDetails(opts: { action: WriteBackKind; extra?: PresentedExtra }): void {
+  const event = opts.extra?.review?.event;
   const isReview = opts.action === "review" || opts.action === "approve_review";
-  if (isReview !== Boolean(opts.reviewEvent) || (opts.action === "rerun_workflow") !== Boolean(opts.rerun)) {
+  if (isReview !== Boolean(event) || (opts.action === "rerun_workflow") !== Boolean(opts.extra?.rerun)) {
     throw new AppError("BAD_REQUEST", `A ${opts.action.replaceAll("_", " ")} write-back ${isReview ? "needs its review event" : opts.action === "rerun_workflow" ? "needs what it reruns" : "carries no review event or rerun"}.`, { reason: "invalid_write_back" });
   }
-  if (isReview && (opts.reviewEvent === "APPROVE") !== (opts.action === "approve_review")) {
+  if (isReview && (event === "APPROVE") !== (opts.action === "approve_review")) {
     throw new AppError("BAD_REQUEST", "An approving review is an approve_review write-back, and only it approves.", { reason: "invalid_write_back" });
   }
-  return { ...(opts.reviewEvent ? { review: { event: opts.reviewEvent } } : {}), ...(opts.rerun ? { rerun: opts.rerun } : {}) };
 }
 
 /**
@@ -150,7 +146,7 @@ export async function requestWriteBack(opts: Omit<RequestWriteBackOptions, "when
 export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcome> {
   const now = opts.now ?? new Date();
   const labels = labelsOf(opts);
-  const kindDetails = kindDetailsOf(opts);
+  assertKindDetails(opts);
   return transaction(opts.db, "requestWriteBack", async (tx) => {
     const run = await tx.agentDispatchRun.findUnique({
       where: { id: opts.runId },
@@ -200,7 +196,7 @@ export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcom
         attemptId: artifact?.attemptId ?? opts.attemptId ?? null,
         approvedBy: null,
         artifactDigest: artifact?.digest ?? null,
-        target: { ...target, message: opts.message ?? null, exception, policyDecisionId, ...labelsField, ...kindDetails, ...writeBackExtraOf(opts.extra) },
+        target: { ...target, message: opts.message ?? null, exception, policyDecisionId, ...labelsField, ...writeBackExtraOf(opts.extra) },
         now,
       });
       await appendRunEvents({ db: tx, runId: run.id, attemptId: opts.attemptId ?? undefined, events: [requestedEvent] });
@@ -216,7 +212,7 @@ export function askChangeGate(opts: RequestWriteBackOptions): Promise<GateOutcom
     }
 
     const presented = {
-      ...(await buildPresented(tx, { run, action: opts.action, target: opts.target, artifact: artifact && { id: artifact.id, kind: artifact.kind, name: artifact.name, digest: artifact.digest, sizeBytes: artifact.sizeBytes }, message: opts.message ?? null, labels, reason, exception: null, pushProtection: protectedPatch, reviewEvent: opts.reviewEvent ?? null, rerun: opts.rerun ?? null, extra: opts.extra })),
+      ...(await buildPresented(tx, { run, action: opts.action, target: opts.target, artifact: artifact && { id: artifact.id, kind: artifact.kind, name: artifact.name, digest: artifact.digest, sizeBytes: artifact.sizeBytes }, message: opts.message ?? null, labels, reason, exception: null, pushProtection: protectedPatch, extra: opts.extra })),
       // What the agent whose work this is ran with (the attempt's stored launch record).
       ranWith: await ranWithOf(tx, { runId: run.id, attemptId: artifact?.attemptId ?? opts.attemptId ?? null }),
     };

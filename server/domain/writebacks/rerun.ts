@@ -150,7 +150,7 @@ export function requestRerun(opts: { db: Db; runId: string; by: AuditActor; role
       // GitHub's forge reruns the workflow run its check names; the local forge reruns the branch.
       target: { check: github ? plan.externalRunId : plan.checkName, ...(plan.headBranch ? { branch: plan.headBranch } : {}), ...(run.pullRequest ? { prNumber: run.pullRequest.number } : {}) },
       message: plan.summary,
-      rerun: plan,
+      extra: { rerun: plan },
       now,
     });
     await recordAudit(tx, {

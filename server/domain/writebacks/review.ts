@@ -111,7 +111,7 @@ export function requestReview(opts: { db: Db; runId: string; by: AuditActor; rol
       target: { prNumber: run.pullRequest.number },
       artifactId: findings.id,
       message,
-      reviewEvent: event,
+      extra: { review: { event } },
       now,
     });
     await recordAudit(tx, {
