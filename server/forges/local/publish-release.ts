@@ -1,10 +1,11 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, readdir, rename, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type ForgeWriteBackRequest, type ForgeWriteBackResult, ForgeError, writeBackMarker, writeBackTrailer } from "../types";
 import { assertRevision, git, GitError } from "./git";
 import { bareRepoPath } from "./repositories";
+import { writeAtomically } from "@/server/lib/write-atomically";
 
 // publish_release on the local forge: a real annotated tag in the bare repository (its message
 // carries the write-back trailer), then a release record beside the repository
@@ -108,10 +109,7 @@ export async function publishLocalRelease(dataDir: string, req: ForgeWriteBackRe
   const assetDir = join(dir, rel.tag.replaceAll("/", "__"));
   await mkdir(assetDir, { recursive: true });
   const assetPath = join(assetDir, assetName(rel.artifact.name));
-  // Each writer its own temporary file: a racing execution of this write-back renames its own.
-  const assetTmp = `${assetPath}.${randomUUID()}.tmp`;
-  await writeFile(assetTmp, bytes);
-  await rename(assetTmp, assetPath);
+  await writeAtomically(assetPath, bytes);
   const rec: LocalRelease = {
     tag: rel.tag,
     name: rel.name,
@@ -122,10 +120,6 @@ export async function publishLocalRelease(dataDir: string, req: ForgeWriteBackRe
     key: req.idempotencyKey,
     publishedAt: new Date().toISOString(),
   };
-  const file = recordFile(dataDir, req.target.repository, rel.tag);
-  // Write then rename: a crash never leaves half a record.
-  const recordTmp = `${file}.${randomUUID()}.tmp`;
-  await writeFile(recordTmp, JSON.stringify(rec, null, 2));
-  await rename(recordTmp, file);
+  await writeAtomically(recordFile(dataDir, req.target.repository, rel.tag), JSON.stringify(rec, null, 2));
   return resultOf(rec);
 }

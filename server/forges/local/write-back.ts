@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { writeAtomically } from "@/server/lib/write-atomically";
 import type { Db } from "@/server/db";
 import { type Forge, ForgeError, type LabelChange, type ForgeWriteBackRequest, type ForgeWriteBackResult, commitMessage, writeBackMarker, writeBackTrailer } from "../types";
 import { assertRevision, git, GitError } from "./git";
@@ -89,10 +90,7 @@ async function writeNote(dir: string, req: ForgeWriteBackRequest): Promise<Forge
     id,
     ...(reviewEventOf(req) ? { reviewEvent: reviewEventOf(req) } : {}),
   };
-  // Write then rename: a crash never leaves half a note.
-  const file = join(dir, keyFileName(req.idempotencyKey));
-  await writeFile(`${file}.tmp`, JSON.stringify(note));
-  await rename(`${file}.tmp`, file);
+  await writeAtomically(join(dir, keyFileName(req.idempotencyKey)), JSON.stringify(note));
   return { externalRef: id, detail: `${req.kind} on PR #${req.target.prNumber ?? "?"}` };
 }
 
