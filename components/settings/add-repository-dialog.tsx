@@ -233,7 +233,7 @@ function NewLocal({ onDone }: { onDone: () => void }) {
         </Field>
         <VisibilitySelect value={visibility} onChange={setVisibility} />
       </div>
-      <Field label="Check command (optional)" hint="What the local CI runs for the check in a checkout of the branch, e.g. npm test. It runs on the worker's machine as Airlock's user, not in the agent sandbox. Empty: no check.">
+      <Field label="Check command (optional)" hint="What the local CI runs for the check in a checkout of the branch, e.g. npm test. It runs in the agents' sandbox: no network, no secrets, only its checkout writable. Empty: no check.">
         <input className={`${filterControlClass} w-full font-mono`} name="checkCommand" value={checkCommand} maxLength={1000} onChange={(e) => setCheckCommand(e.target.value)} placeholder="npm test" />
       </Field>
       {(invalid ?? create.error?.message) && <Alert>{invalid ?? create.error?.message}</Alert>}

@@ -107,7 +107,7 @@ function DetailsForm(props: Props & { isRepoAdmin: boolean }) {
             <span className="block text-zinc-500">
               {props.forge !== "local"
                 ? "None: this repository's checks run on GitHub."
-                : "Runs on the worker's machine as Airlock's user, not in the agent sandbox, so only an Airlock admin sets it. Empty: no check."}
+                : "Runs in the agents' sandbox (no network, no secrets, only its checkout writable). It decides what every commit's check proves, so only an Airlock admin sets it. Empty: no check."}
             </span>
           </label>
           <label className={field}>

@@ -13,8 +13,8 @@ import { changedFields, lockRows, staleVersionError } from "./versioned";
 // A repository's own details (default branch, check command, trust tier, visibility) and its
 // removal. Who may change what:
 // - the default branch: its admins (on the local forge the branch must exist);
-// - the check command: Airlock admins only, since the local CI runs it on the worker's machine as
-//   Airlock's user, outside the agent sandbox; only local-forge repositories have one;
+// - the check command: Airlock admins only, since it decides what every commit's check proves
+//   (the local CI runs it in the agents' sandbox); only local-forge repositories have one;
 // - the trust tier and the visibility: Airlock admins only (the tier decides whether the
 //   repository's own code may run on a trusted pool).
 // Removal (Airlock admins) is refused while a run is queued, running or waiting for approval, or
@@ -26,7 +26,7 @@ import { changedFields, lockRows, staleVersionError } from "./versioned";
 export const DETAIL_FIELDS = ["defaultBranch", "checkCommand", "trustTier", "visibility"] as const satisfies readonly (keyof Repository)[];
 const ADMIN_ONLY: Record<(typeof DETAIL_FIELDS)[number], string | null> = {
   defaultBranch: null,
-  checkCommand: "Only an Airlock admin changes the check command: the local CI runs it on the worker's machine, outside the agent sandbox.",
+  checkCommand: "Only an Airlock admin changes the check command: it decides what every commit's check proves.",
   trustTier: "Only an Airlock admin changes the trust tier: it decides whether the repository's own code runs on a trusted pool.",
   visibility: "Only an Airlock admin changes the visibility.",
 };

@@ -1,11 +1,10 @@
 // Triage in the loop against a real database and a real local CI: each disposition's action
 // (rerun through the forge, the trigger rules' run, a notification, a roll-back request), and
 // redelivery of the same failure deciding and acting nothing twice.
-import { rm, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 process.env.GITHUB_WEBHOOK_SECRET = "webhook-secret-for-triage-tests";
@@ -38,7 +37,9 @@ const jobsOf = async (identifier: string, key: string, value: string) => {
 };
 
 describe("rerun once", () => {
-  const flag = join(tmpdir(), `airlock-triage-flag-${process.pid}-${Date.now()}`);
+  // Under the project, which the check's sandbox sees read-only (not the host's /tmp).
+  const flag = join(process.cwd(), "node_modules", ".cache", `airlock-triage-flag-${process.pid}-${Date.now()}`);
+  beforeAll(() => mkdir(dirname(flag), { recursive: true }));
   afterAll(async () => {
     await rm(flag, { force: true });
   });

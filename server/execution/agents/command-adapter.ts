@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { AdapterLaunch } from "@/server/domain/runs/schemas";
-import { once } from "node:events";
 import { access, constants as fsConstants, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { constants as osConstants, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
@@ -218,9 +217,6 @@ function runSession({ config, options, proc, sessionId, sessionDir, home, comman
   const graceMs = config.killGraceMs ?? 5000;
   const channel = new EventChannel<SessionEvent>(options.onEvent);
   const decoder = createOutputDecoder({ format: config.outputFormat, now: config.now });
-  const child = proc.child;
-  // Later errors (e.g. a failed signal delivery) must not crash the worker; exit is authoritative.
-  child.on("error", () => {});
   let stopping: { status: "cancelled" | "timed_out"; reason: string } | undefined;
   let killedAfterGrace = false;
   let exited = false;
@@ -238,12 +234,12 @@ function runSession({ config, options, proc, sessionId, sessionDir, home, comman
     lastStderr = line.trim();
     channel.push({ type: "log", payload: { stream: "stderr", text: truncateText(line) } });
   }, config.maxLineChars);
-  child.stdout?.on("data", (chunk: Buffer) => stdout.write(chunk));
-  child.stderr?.on("data", (chunk: Buffer) => stderr.write(chunk));
+  proc.stdout.on("data", (chunk: Buffer) => stdout.write(chunk));
+  proc.stderr.on("data", (chunk: Buffer) => stderr.write(chunk));
 
   // The agent may exit without reading its prompt; a broken pipe is not an error.
-  child.stdin?.on("error", () => {});
-  child.stdin?.end(options.prompt);
+  proc.stdin.on("error", () => {});
+  proc.stdin.end(options.prompt);
 
   let graceTimer: NodeJS.Timeout | undefined;
   const stop = (status: "cancelled" | "timed_out", reason: string) => {
@@ -273,13 +269,9 @@ function runSession({ config, options, proc, sessionId, sessionDir, home, comman
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) onAbort(); // aborted while the process was being spawned
 
-  const outputClosed = Promise.all([
-    child.stdout ? once(child.stdout, "close") : undefined,
-    child.stderr ? once(child.stderr, "close") : undefined,
-  ]);
 
   const exit = (async (): Promise<AgentExit> => {
-    const [rawCode, rawSignal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
+    const { code: rawCode, signal: rawSignal } = await proc.exited;
     exited = true;
     // bubblewrap reports an agent killed by a signal as 128 + its number.
     const bySignal = proc.started.kind !== "none" && rawCode !== null && rawCode > 128 && rawCode < 128 + 65 ? signalNames[rawCode - 128] : undefined;
@@ -292,12 +284,11 @@ function runSession({ config, options, proc, sessionId, sessionDir, home, comman
     // End whatever the agent left running (its sandbox or its group), so attempts never leak processes.
     const ended = await proc.finish(signal);
     const drained = await Promise.race([
-      outputClosed.then(() => true),
+      proc.closed.then(() => true),
       new Promise<boolean>((r) => setTimeout(() => r(false), drainTimeoutMs)),
     ]);
     if (!drained) {
-      child.stdout?.destroy();
-      child.stderr?.destroy();
+      proc.stopReading();
       channel.push(systemLog("The agent's output was still open after it exited; stopped reading it"));
     }
     stdout.end();

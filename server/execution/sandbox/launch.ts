@@ -4,6 +4,7 @@ import { once } from "node:events";
 import { lstatSync, readFileSync } from "node:fs";
 import { chmod, mkdir, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { PassThrough, type Readable, type Writable } from "node:stream";
 import { promisify } from "node:util";
 import { bwrapArgs, proxyEnvironment, sandboxModelBaseUrl, sandboxUid } from "./bwrap-args";
 import { type BlockedConnection, startEgressProxy } from "./egress-proxy";
@@ -49,14 +50,37 @@ export type SandboxSpec = {
    * unsandboxed trusted pool) the agent gets the upstream and the key itself.
    */
   modelGateway?: ModelGatewaySpec;
+  /**
+   * The per-process address-space backstop, when the default (the memory limit plus headroom) is
+   * too tight: a test runner's workers each reserve WebAssembly memories of about 10 GiB. The
+   * memory limit itself still holds (the monitor measures what is used).
+   */
+  addressSpaceMb?: number;
   /** Each model answer's usage, as the model API sent it through the gateway (sandboxed only). */
   onModelUsage?: (usage: GatewayUsage) => void;
 };
 
 export type LaunchRequest = ({ kind: "bubblewrap" } | { kind: "none"; reason: string }) & SandboxSpec;
 
+/** How the process ended: its exit code, or the signal that killed it. */
+export type ProcessExit = { code: number | null; signal: NodeJS.Signals | null };
+
 export type SandboxedProcess = {
-  readonly child: ChildProcess;
+  readonly stdin: Writable;
+  /**
+   * The process's output, read from the moment it was spawned: Node drops the output of a child
+   * nobody reads when it exits, and emits its exit once, so a process that ended while the
+   * launch was still setting up (a fast check, a command that failed at once) would otherwise
+   * lose its output and never be seen to exit.
+   */
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Resolves when the process exits (seen from spawn on). */
+  readonly exited: Promise<ProcessExit>;
+  /** Resolves once the process exited and both outputs were read to their end (resume() one you do not need). */
+  readonly closed: Promise<ProcessExit>;
+  /** Stops reading the output: for a descendant (outside a sandbox) that holds it open after the exit. */
+  stopReading(): void;
   /** What the sandbox enforces, for the `sandbox` run event. */
   readonly started: SandboxStarted;
   /** SIGTERM: to every process inside. SIGKILL: ends the sandbox and all it holds. */
@@ -170,7 +194,7 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
     // reserve far more than they touch: V8 reserves about 10 GiB for each WebAssembly memory
     // (Node's fetch parses HTTP with one), so a bound near the limit kills any agent that makes
     // a request. The monitor holds the sandbox as a whole to the memory limit itself.
-    `--as=${(limits.memoryMb + addressSpaceHeadroomMb) * mib}`,
+    `--as=${(req.addressSpaceMb ?? limits.memoryMb + addressSpaceHeadroomMb) * mib}`,
     `--nproc=${limits.processes}`,
     `--cpu=${limits.cpuSeconds + 5}:${limits.cpuSeconds + 10}`,
     `--fsize=${limits.diskMb * mib}`,
@@ -181,6 +205,7 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
     ...(req.modelGateway ? { [req.modelGateway.baseUrlVariable]: sandboxModelBaseUrl, [req.modelGateway.keyVariable]: placeholderKey } : {}),
   };
   let child: ChildProcess;
+  let stdio: ReturnType<typeof captureStdio>;
   try {
     child = spawn(availability.prlimit, [...rlimits, "--", availability.bwrap, ...args], {
       // The environment goes to bubblewrap (and through it to the agent) unseen: never on a command line.
@@ -189,6 +214,7 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
       detached: true,
       ...(hostUid !== null ? { uid: hostUid, gid: hostUid } : {}),
     });
+    stdio = captureStdio(child);
     await spawned(child);
   } catch (err) {
     await closeForwarded();
@@ -284,7 +310,7 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
   };
 
   return {
-    child,
+    ...stdio,
     started,
     signal,
     get limitHit() {
@@ -329,6 +355,38 @@ async function spawned(child: ChildProcess): Promise<void> {
   child.on("error", () => {});
 }
 
+/**
+ * The child's pipes and its end, taken synchronously after spawn (before any await): the output
+ * is buffered until the caller reads it, and the end is kept for whoever asks later.
+ */
+function captureStdio(child: ChildProcess) {
+  const take = (source: Readable | null) => {
+    const out = new PassThrough();
+    if (source) source.pipe(out);
+    else out.end();
+    return out;
+  };
+  const stdout = take(child.stdout);
+  const stderr = take(child.stderr);
+  const ended = (s: PassThrough) => new Promise<void>((resolve) => s.once("end", resolve).once("close", resolve));
+  const exit = new Promise<ProcessExit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const closed = Promise.all([exit, ended(stdout), ended(stderr)]).then(([e]) => e);
+  return {
+    stdin: child.stdin as Writable,
+    stdout: stdout as Readable,
+    stderr: stderr as Readable,
+    exited: exit,
+    closed,
+    stopReading: () => {
+      for (const [source, out] of [[child.stdout, stdout], [child.stderr, stderr]] as const) {
+        source?.unpipe(out);
+        source?.destroy();
+        out.end();
+      }
+    },
+  };
+}
+
 /** A plain child in its own process group: only for a trusted pool an admin let run unsandboxed. */
 async function launchUnsandboxed(req: Extract<LaunchRequest, { kind: "none" }>): Promise<SandboxedProcess> {
   const [command, ...args] = req.argv as [string, ...string[]];
@@ -336,6 +394,7 @@ async function launchUnsandboxed(req: Extract<LaunchRequest, { kind: "none" }>):
   const g = req.modelGateway;
   const modelEnv = g ? { [g.baseUrlVariable]: g.upstream, [g.keyVariable]: g.key } : {};
   const child = spawn(command, args, { cwd: req.cwd, env: { ...req.env, ...modelEnv } as NodeJS.ProcessEnv, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+  const stdio = captureStdio(child);
   await spawned(child);
   const signal = (sig: "SIGTERM" | "SIGKILL") => {
     try {
@@ -345,7 +404,7 @@ async function launchUnsandboxed(req: Extract<LaunchRequest, { kind: "none" }>):
     }
   };
   return {
-    child,
+    ...stdio,
     started: { phase: "started", kind: "none", unsandboxedReason: req.reason, network: { mode: "open", allowedHosts: [] }, limits: null, user: null },
     signal,
     limitHit: null,

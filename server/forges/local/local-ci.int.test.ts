@@ -102,7 +102,9 @@ describe("local CI -> trigger path -> agent -> approval", () => {
     await until("the rerun's delivery to be evaluated", () =>
       db.webhookDelivery.findFirst({ where: { deliveryId: rerun.delivery!.deliveryId, outcome: { not: "received" } } }),
     );
-    expect(await db.agentDispatchRun.count({ where: { repositoryId: repository.id } })).toBe(1);
+    // On a mismatch, both logs: what differed between two reports of the same failure.
+    const logs = (await db.job.findMany({ where: { id: { in: [check.jobId, rerun.jobId] } } })).map((j) => j.logExcerpt);
+    expect(await db.agentDispatchRun.count({ where: { repositoryId: repository.id } }), JSON.stringify(logs)).toBe(1);
   });
 
   it("a passing check records a green pipeline and creates no run", async () => {
@@ -112,6 +114,41 @@ describe("local CI -> trigger path -> agent -> approval", () => {
     const check = await runLocalCheck({ db, dataDir, repositoryId: repository.id, timeoutMs: 30_000, toolchainNodeModules: null });
     expect(check).toMatchObject({ conclusion: "success", exitCode: 0, delivery: null, failureSignature: null });
     expect(await db.webhookDelivery.count({ where: { deliveryId: `local-ci-${check.pipelineId}` } })).toBe(0);
+  });
+
+  it("hostile: a check runs the repository's code in the sandbox: not root, no server secret, no data folder, no network", { timeout: 120_000 }, async () => {
+    const db = getDb();
+    const { repository } = await repoWithRule("suggest");
+    // What a fork PR's package.json could make `npm test` do: read the server's files and
+    // environment, write outside its checkout, call the database.
+    await writeFile(join(dataDir, "server-secret.txt"), "airlock-server-secret-value\n");
+    process.env.AIRLOCK_TEST_SERVER_SECRET = "airlock-env-secret-value";
+    // Each marker is quoted apart in the command, so only its output (not the log's "$ command"
+    // header) can contain it whole.
+    const probe = [
+      "echo uid=$(id -u)",
+      `cat ${join(dataDir, "server-secret.txt")} 2>/dev/null || echo data-folder-"hidden"`,
+      "cat /proc/1/environ 2>/dev/null | tr '\\0' '\\n' | grep -c AIRLOCK_TEST_SERVER_SECRET || true",
+      `touch /etc/pwned 2>/dev/null || echo etc-read-"only"`,
+      `node -e "require('net').connect(${new URL(process.env.DATABASE_URL ?? "postgres://h:5432/d").port || 5432}, '127.0.0.1').on('connect', () => { console.log('db-' + 'reached'); process.exit(0) }).on('error', () => { console.log('no-' + 'network'); process.exit(0) })"`,
+      "exit 1",
+    ].join("; ");
+    await db.repository.update({ where: { id: repository.id }, data: { checkCommand: probe } });
+    try {
+      const check = await runLocalCheck({ db, dataDir, repositoryId: repository.id, timeoutMs: 90_000, toolchainNodeModules: null });
+      const job = await db.job.findUniqueOrThrow({ where: { id: check.jobId } });
+      const log = job.logExcerpt ?? "";
+      expect(check.conclusion, log).toBe("failure");
+      expect(log).toContain("uid=1000");
+      expect(log).toContain("data-folder-hidden");
+      expect(log).toContain("etc-read-only");
+      expect(log).toContain("no-network");
+      expect(log).not.toContain("airlock-server-secret-value");
+      expect(log).not.toContain("airlock-env-secret-value");
+      expect(log).not.toContain("db-reached");
+    } finally {
+      delete process.env.AIRLOCK_TEST_SERVER_SECRET;
+    }
   });
 
   it("the demo bootstrap pushes the demo repository, runs its check once, and dispatches the suggestion (idempotent)", { timeout: 120_000 }, async () => {

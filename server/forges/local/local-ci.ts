@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,11 +12,14 @@ import { ingestCiEvent } from "@/server/domain/ingest/delivery/ingest-ci-event";
 import { failureSignature } from "@/server/domain/ci-events/failure/failure-signature";
 import { refuseIfDisabled } from "@/server/domain/repositories/disabled";
 import { AppError } from "@/server/errors";
+import { launchAgentProcess, type SandboxedProcess } from "@/server/execution/sandbox/launch";
+import { defaultSandboxLimits } from "@/server/execution/sandbox/policy";
+import { hostView } from "@/server/execution/sandbox/system";
 import { placeLocalCommit } from "./commit-origin";
 import { bareRepoPath, checkoutAt, resolveRevision } from "./repositories";
 
 // The local CI: runs a repository's check command in a clean checkout (a temporary clone at the
-// commit), records a Pipeline and its Job (bounded, redacted log excerpt, exit code, duration,
+// commit), in the agents' sandbox, records a Pipeline and its Job (bounded, redacted log excerpt, exit code, duration,
 // failure signature), and feeds a failure into the same trigger path as a GitHub webhook
 // (ingestCiEvent -> delivery.evaluate -> trigger rules -> runs).
 
@@ -55,11 +57,17 @@ export type LocalCheckOptions = {
   now?: () => Date;
 };
 
-/** Runs `command` through /bin/sh in `cwd`; output interleaved and bounded to its last 4 MB. */
-function runCheckCommand(command: string, cwd: string, home: string, timeoutMs: number) {
+/**
+ * Runs `command` through /bin/sh in `cwd`, inside the bubblewrap sandbox agents run in: the
+ * checkout's code is the repository's (a fork PR's head included), and `npm test` runs whatever
+ * its package.json says. It sees the project read-only without the data folder or .env files,
+ * writes only its checkout and HOME, has no network, and holds no secret. Output interleaved
+ * and bounded to its last 4 MB.
+ */
+async function runCheckCommand(command: string, work: { cwd: string; home: string; sessionDir: string; dataDir: string; toolchain: string | null }, timeoutMs: number) {
   const env: Record<string, string> = {
     PATH: [dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"].join(":"),
-    HOME: home,
+    HOME: work.home,
     LANG: "C.UTF-8",
     CI: "true",
     NO_COLOR: "1",
@@ -68,39 +76,48 @@ function runCheckCommand(command: string, cwd: string, home: string, timeoutMs: 
     npm_config_fund: "false",
     npm_config_audit: "false",
   };
-  return new Promise<{ exitCode: number | null; log: string; timedOut: boolean }>((resolve) => {
-    // A clean environment: nothing of the server's (DATABASE_URL, secrets) reaches the check.
-    const child = spawn("/bin/sh", ["-c", command], { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: env as NodeJS.ProcessEnv });
-    let log = "";
-    const take = (chunk: Buffer) => {
-      log += chunk.toString("utf8");
-      if (log.length > maxLogChars * 2) log = log.slice(log.length - maxLogChars);
-    };
-    child.stdout.on("data", take);
-    child.stderr.on("data", take);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        process.kill(-(child.pid as number), "SIGKILL");
-      } catch {
-        /* already gone */
-      }
-    }, timeoutMs);
-    child.on("error", (err) => {
-      clearTimeout(timer);
-      resolve({ exitCode: 127, log: `${log}\n${err.message}`, timedOut: false });
+  const view = hostView({ projectRoot: process.cwd(), dataDir: work.dataDir });
+  let proc: SandboxedProcess;
+  try {
+    await mkdir(work.sessionDir, { recursive: true });
+    proc = await launchAgentProcess({
+      kind: "bubblewrap",
+      argv: ["/bin/sh", "-c", command],
+      // A clean environment: nothing of the server's (DATABASE_URL, secrets) reaches the check.
+      env,
+      cwd: work.cwd,
+      writablePaths: [work.cwd, work.home],
+      readOnlyPaths: [...view.readOnlyPaths, ...(work.toolchain ? [work.toolchain] : [])],
+      hiddenPaths: view.hiddenPaths,
+      network: { mode: "none", allowedHosts: [] },
+      limits: defaultSandboxLimits,
+      // vitest, jest and the like reserve WebAssembly memory per worker: virtual, not used.
+      addressSpaceMb: 256 * 1024,
+      sessionDir: work.sessionDir,
+      stateDir: join(work.dataDir, "sandboxes"),
     });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      try {
-        process.kill(-(child.pid as number), "SIGKILL"); // nothing the check started outlives it
-      } catch {
-        /* already gone */
-      }
-      resolve({ exitCode: code, log: log.length > maxLogChars ? log.slice(log.length - maxLogChars) : log, timedOut });
-    });
-  });
+  } catch (err) {
+    return { exitCode: 127, log: `Local CI could not start the check in its sandbox: ${(err as Error).message}`, timedOut: false };
+  }
+  let log = "";
+  const take = (chunk: Buffer) => {
+    log += chunk.toString("utf8");
+    if (log.length > maxLogChars * 2) log = log.slice(log.length - maxLogChars);
+  };
+  proc.stdout.on("data", take);
+  proc.stderr.on("data", take);
+  proc.stdin.end();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    proc.signal("SIGKILL");
+  }, timeoutMs);
+  const { code, signal } = await proc.closed;
+  clearTimeout(timer);
+  // Nothing the check started outlives it; a limit that ended it is said in the log.
+  const ended = await proc.finish(signal).catch(() => null);
+  const tail = log.length > maxLogChars ? log.slice(log.length - maxLogChars) : log;
+  return { exitCode: code, log: `${tail}${ended?.reason ? `\nLocal CI: ${ended.reason}` : ""}`, timedOut };
 }
 
 async function nextExternalId(db: Db, repositoryId: string): Promise<string> {
@@ -155,7 +172,11 @@ export async function runLocalCheck(opts: LocalCheckOptions): Promise<LocalCheck
     if (toolchain && existsSync(toolchain) && !existsSync(join(checkout, "node_modules"))) {
       await symlink(toolchain, join(checkout, "node_modules"), "dir");
     }
-    run = await runCheckCommand(repo.checkCommand, checkout, join(work, "home"), opts.timeoutMs);
+    run = await runCheckCommand(
+      repo.checkCommand,
+      { cwd: checkout, home: join(work, "home"), sessionDir: join(work, "session"), dataDir: opts.dataDir, toolchain: toolchain && existsSync(toolchain) ? toolchain : null },
+      opts.timeoutMs,
+    );
   } catch (err) {
     run = { exitCode: null, log: `Local CI could not prepare the checkout: ${(err as Error).message}`, timedOut: false };
   } finally {

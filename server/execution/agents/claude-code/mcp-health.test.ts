@@ -54,7 +54,7 @@ describe("MCP health checks", () => {
     expect(r).toMatchObject({ server: "healthy", transport: "stdio", ok: true, toolCount: 2 });
     expect(r!.reason).toBeUndefined();
     expect(r!.durationMs).toBeGreaterThan(0);
-    expect(r!.durationMs).toBeLessThan(3000);
+    expect(r!.durationMs).toBeLessThan(15_000); // a sandbox start on a busy 2-core machine
   });
 
   it("a server that exits, one that hangs past the timeout, one that answers garbage and one that floods: each failed with Airlock's reason, nothing of what they printed", async () => {

@@ -151,10 +151,10 @@ async function probeStdio(entry: Extract<McpConfigEntry, { type: "stdio" }>, opt
       const e = err as NodeJS.ErrnoException;
       throw new ProbeFailure(`could not start \`${entry.command}\`: ${e.code === "ENOENT" ? "command not found" : e.code === "EACCES" ? "permission denied" : "the sandbox refused it"}`);
     }
-    const transport = new ProcessTransport(proc.child.stdout!, proc.child.stdin!);
-    proc.child.stderr?.resume(); // drained, never read
+    const transport = new ProcessTransport(proc.stdout, proc.stdin);
+    proc.stderr.resume(); // drained, never read
     let exit: string | null = null;
-    proc.child.once("exit", (code, signal) => {
+    void proc.exited.then(({ code, signal }) => {
       exit = signal ? `was killed by ${signal}` : `exited with code ${code ?? "?"}`;
       transport.onclose?.();
     });
