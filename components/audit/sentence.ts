@@ -20,6 +20,7 @@ const verbs: Record<string, string> = {
   "fixloop.reopen": "re-opened for agents",
   "repository.run_check": "ran the check of",
   "repository.update_policy": "changed the policy of",
+  "policy.upgrade": "upgraded to the shipped version",
   "membership.create": "added a member to",
   "stack.save_version": "saved a new version of",
   "user.invite": "invited",

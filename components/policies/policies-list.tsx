@@ -29,6 +29,20 @@ function CheckSummary({ policy }: { policy: PolicyListItem }) {
   );
 }
 
+/** An edited shipped policy is never replaced by a newer build's text: say how it differs. */
+function FromShipped({ diff }: { diff: NonNullable<PolicyListItem["fromShipped"]> }) {
+  const parts = [
+    diff.removed.length > 0 && `lacks ${diff.removed.join(", ")}`,
+    diff.added.length > 0 && `adds ${diff.added.join(", ")}`,
+    diff.changed.length > 0 && `changes ${diff.changed.join(", ")}`,
+  ].filter(Boolean);
+  return (
+    <div className="mt-1 text-xs text-amber-700 dark:text-amber-400" data-testid="policy-from-shipped">
+      Edited: differs from what Airlock ships{parts.length > 0 ? ` (${parts.join("; ")})` : ""}.
+    </div>
+  );
+}
+
 export function PoliciesList() {
   const trpc = useTRPC();
   const policies = useQuery(trpc.policies.list.queryOptions());
@@ -51,6 +65,7 @@ export function PoliciesList() {
               <div className="text-xs text-zinc-500">
                 <span className="font-mono">{p.kind}</span> · decides about a {p.subject.replaceAll("_", " ")}
               </div>
+              {p.fromShipped && <FromShipped diff={p.fromShipped} />}
             </td>
             <td className="font-mono">v{p.version}</td>
             <td className="text-right tabular-nums">{p.ruleCount}</td>

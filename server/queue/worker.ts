@@ -13,6 +13,7 @@ import { env, requireDatabaseUrl } from "@/server/env";
 import { enqueue } from "./enqueue";
 import { workerApplicationName } from "./recovery";
 import { reapOrphanedSandboxes } from "@/server/execution/sandbox/lifetime";
+import { upgradeShippedPolicies } from "@/server/domain/policy/store";
 import { probeSandbox } from "@/server/execution/sandbox/probe";
 import { createKubeLauncher } from "@/server/execution/kubernetes/kubernetes";
 import { AttemptRegistry } from "@/server/execution/runner/attempt-registry";
@@ -64,6 +65,9 @@ export async function startWorker(opts: StartWorkerOptions = {}) {
   // Whatever a dead worker's sandboxes left running ends here, before this one starts any.
   const reaped = await reapOrphanedSandboxes(join(settings.dataDir, "sandboxes"));
   if (reaped > 0) log(`ended ${reaped} sandbox(es) a previous worker left running`);
+  // A shipped policy nobody edited follows this build's text (a rule the product adds reaches it).
+  const { upgraded } = await upgradeShippedPolicies(db);
+  if (upgraded.length > 0) log(`upgraded the shipped policies ${upgraded.join(", ")} to this build's version`);
   const sandbox = await probeSandbox();
   log(sandbox.available ? `sandbox: ${sandbox.version}` : `${sandbox.reason}: untrusted attempts are refused until it is installed`);
   let poolId = "starting";

@@ -11,6 +11,7 @@ import {
   listPolicies,
   listPolicyVersions,
   savePolicyVersion,
+  upgradeShippedPolicies,
 } from "./store";
 import { PolicyDefinitionError } from "./validate";
 
@@ -215,5 +216,38 @@ describe("reading policies", () => {
     // After the removal, the remaining rules are now checked without it.
     expect((await listPolicies({ db })).find((p) => p.kind === "change_gate")?.ruleCount).toBe(edited.rules.length);
     await expect(diffPolicyVersions({ db, kind: "change_gate", from: 1, to: 9 })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  });
+});
+
+describe("upgradeShippedPolicies", () => {
+  it("brings a shipped policy nobody edited up to this build's text once (also when racing), and leaves a person's edit alone", async () => {
+    const db = getDb();
+    await ensureShippedPolicies(db);
+    const shipped = shippedPolicies.attribution;
+    const dropped = shipped.rules.at(-1)!.name;
+    // What an earlier build shipped: the same policy without its last rule, written by Airlock.
+    const older = structuredClone(shipped) as PolicyDefinition;
+    older.rules = older.rules.slice(0, -1);
+    const policy = await db.policy.findUniqueOrThrow({ where: { kind: "attribution" } });
+    await db.policyVersion.create({ data: { policyId: policy.id, version: policy.version + 1, definition: older as object, digest: policyDigest(older), createdById: null } });
+    await db.policy.update({ where: { id: policy.id }, data: { version: policy.version + 1 } });
+
+    const results = await Promise.all([upgradeShippedPolicies(db), upgradeShippedPolicies(db), upgradeShippedPolicies(db)]);
+    expect(results.flatMap((r) => r.upgraded)).toEqual(["attribution"]);
+    const now = await getPolicy({ db, kind: "attribution" });
+    expect(now).toMatchObject({ version: policy.version + 2, current: { digest: policyDigest(shipped), createdById: null } });
+    const audits = await db.auditEntry.findMany({ where: { action: "policy.upgrade", objectId: policy.id } });
+    expect(audits).toHaveLength(1);
+    expect(audits[0]!.detail).toMatchObject({ fromVersion: policy.version + 1, toVersion: policy.version + 2, rules: { added: [dropped], removed: [], changed: [] } });
+    expect((await upgradeShippedPolicies(db)).upgraded).toEqual([]);
+    expect((await listPolicies({ db })).find((p) => p.kind === "attribution")!.fromShipped).toBeNull();
+
+    // A person's edit is theirs: never replaced, and the list says how it differs from the shipped text.
+    const edited = structuredClone(shipped) as PolicyDefinition;
+    edited.rules = edited.rules.slice(0, -1);
+    await savePolicyVersion({ db, actor: await admin(), kind: "attribution", definition: edited, expectedVersion: now.version });
+    expect((await upgradeShippedPolicies(db)).upgraded).toEqual([]);
+    expect((await getPolicy({ db, kind: "attribution" })).current.digest).toBe(policyDigest(edited));
+    expect((await listPolicies({ db })).find((p) => p.kind === "attribution")!.fromShipped).toEqual({ added: [], removed: [dropped], changed: [] });
   });
 });

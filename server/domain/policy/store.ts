@@ -119,6 +119,51 @@ export async function ensureShippedPolicies(db: Db): Promise<{ created: ShippedP
   });
 }
 
+/**
+ * Brings each shipped policy that no person has edited up to the definition this build ships.
+ * A version written by Airlock (no author: the first version, or an earlier upgrade) is the
+ * product's own promise, so a rule the product adds (say, that a fork's push needs a person)
+ * reaches every install; a version a person saved is theirs and is never replaced (the list says
+ * how it differs from what Airlock ships). Run at worker start; idempotent, and two workers
+ * starting at once upgrade once (the Policy row is locked). Decisions keep naming the version
+ * that made them.
+ */
+export async function upgradeShippedPolicies(db: Db): Promise<{ upgraded: ShippedPolicyKind[] }> {
+  await ensureShippedPolicies(db);
+  const upgraded: ShippedPolicyKind[] = [];
+  for (const kind of shippedKinds) {
+    const shipped = shippedPolicies[kind];
+    const digest = policyDigest(shipped);
+    const done = await transaction(db, "upgradeShippedPolicies", async (tx) => {
+      const [locked] = await tx.$queryRaw<{ id: string; version: number }[]>`
+        SELECT "id", "version" FROM "Policy" WHERE "kind" = ${kind}::"PolicyKind" FOR UPDATE`;
+      if (!locked) return false;
+      const current = await getPolicyVersion({ db: tx, kind, version: locked.version });
+      if (current.createdById !== null || current.digest === digest) return false;
+      const version = locked.version + 1;
+      await tx.policyVersion.create({ data: { policyId: locked.id, version, definition: asJson(shipped), digest, createdById: null } });
+      await tx.policy.update({ where: { id: locked.id }, data: { version, name: shipped.name, description: shipped.description ?? "" } });
+      const diff = diffPolicyDefinitions(current.definition, shipped);
+      await recordAudit(tx, {
+        actor: { userId: null, label: "Airlock (shipped policy upgrade)" },
+        action: "policy.upgrade",
+        objectType: "Policy",
+        objectId: locked.id,
+        detail: {
+          kind,
+          fromVersion: current.version,
+          toVersion: version,
+          digest,
+          rules: { added: diff.rules.added.map((r) => r.name), removed: diff.rules.removed.map((r) => r.name), changed: diff.rules.changed.map((r) => r.name) },
+        },
+      });
+      return true;
+    });
+    if (done) upgraded.push(kind);
+  }
+  return { upgraded };
+}
+
 // ---------------------------------------------------------------- reads
 
 const policySelect = { id: true, kind: true, name: true, description: true, version: true, updatedAt: true } as const;
@@ -149,6 +194,11 @@ export type PolicySummary = Omit<StoredPolicy, "current"> & {
   subject: string;
   ruleCount: number;
   review: PolicyReview;
+  /**
+   * For a shipped policy a person edited: the rules by which it differs from what this build of
+   * Airlock ships (an unedited one is upgraded at worker start). Null when it is the shipped text.
+   */
+  fromShipped: { added: string[]; removed: string[]; changed: string[] } | null;
 };
 
 /** Every policy with its current version's rule count and check results; creates missing shipped ones. */
@@ -170,9 +220,17 @@ export async function listPolicies(opts: { db: Db }): Promise<PolicySummary[]> {
         subject: definition.subject,
         ruleCount: definition.rules.length,
         review: reviewPolicy(definition),
+        fromShipped: differenceFromShipped(policy.kind, row.digest, definition),
       },
     ];
   });
+}
+
+function differenceFromShipped(kind: PolicyKind, digest: string, definition: PolicyDefinition): PolicySummary["fromShipped"] {
+  if (!isShippedKind(kind) || policyDigest(shippedPolicies[kind]) === digest) return null;
+  // Rules the shipped text has and this one lacks are "removed" from it: read from the shipped side.
+  const diff = diffPolicyDefinitions(shippedPolicies[kind], definition);
+  return { added: diff.rules.added.map((r) => r.name), removed: diff.rules.removed.map((r) => r.name), changed: diff.rules.changed.map((r) => r.name) };
 }
 
 export type PolicyVersionSummary = {
