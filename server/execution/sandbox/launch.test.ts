@@ -68,4 +68,22 @@ describe.each(["bubblewrap", "none"] as const)("launchAgentProcess (%s)", (kind)
     expect(exit).not.toBe("never closed");
     expect(out()).toBe("from stdin\n");
   });
+
+  it("returns from the launch of many processes that end at once (the status and the exit are never missed)", { timeout: 60_000 }, async () => {
+    const requests = await Promise.all(Array.from({ length: 16 }, () => request(kind, "exit 0")));
+    const ended = await Promise.race([
+      Promise.all(
+        requests.map(async (r) => {
+          const proc = await launchAgentProcess(r);
+          proc.stdout.resume();
+          proc.stderr.resume();
+          const exit = await proc.closed;
+          await proc.finish();
+          return exit.code;
+        }),
+      ),
+      sleep(45_000).then(() => "a launch or an exit was never seen" as const),
+    ]);
+    expect(ended).toEqual(Array.from({ length: 16 }, () => 0));
+  });
 });

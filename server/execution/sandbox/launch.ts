@@ -206,6 +206,7 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
   };
   let child: ChildProcess;
   let stdio: ReturnType<typeof captureStdio>;
+  let initPid$: Promise<number | null>;
   try {
     child = spawn(availability.prlimit, [...rlimits, "--", availability.bwrap, ...args], {
       // The environment goes to bubblewrap (and through it to the agent) unseen: never on a command line.
@@ -215,6 +216,7 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
       ...(hostUid !== null ? { uid: hostUid, gid: hostUid } : {}),
     });
     stdio = captureStdio(child);
+    initPid$ = initPidOf(child.stdio[statusFd] as Readable | null, stdio.exited);
     await spawned(child);
   } catch (err) {
     await closeForwarded();
@@ -262,38 +264,24 @@ export async function launchAgentProcess(req: LaunchRequest): Promise<SandboxedP
     } else killAll("SIGTERM", true);
   };
 
-  // bubblewrap reports the sandbox init's host pid on the status descriptor.
-  const status = child.stdio[statusFd] as NodeJS.ReadableStream | null;
-  const ready = new Promise<void>((resolve) => {
-    let text = "";
-    const done = () => resolve();
-    status?.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      const m = /"child-pid"\s*:\s*(\d+)/.exec(text);
-      if (m && initPid === null) {
-        initPid = Number(m[1]);
-        void pidNamespaceOf(initPid).then(async (ns) => {
-          namespace = ns;
-          if (ns && !finished) {
-            monitor = startMonitor({
-              initPid: initPid!,
-              limits,
-              diskPaths: [...req.writablePaths, tmpDir],
-              onLimit: (hit) => {
-                limitHit = hit;
-                req.onLimit?.(hit);
-                signal("SIGKILL");
-              },
-            });
-          }
-          if (ns) forget = (await recordSandbox(req.stateDir, id, outerPid, ns).catch(() => null)) ?? forget;
-          done();
-        });
-      }
-    });
-    status?.on("error", done);
-    status?.on("close", done);
-    child.once("exit", done);
+  const ready = initPid$.then(async (pid) => {
+    if (pid === null) return; // it exited first: the kernel ended whatever its namespace held
+    initPid = pid;
+    namespace = await pidNamespaceOf(pid);
+    if (!namespace) return;
+    if (!finished) {
+      monitor = startMonitor({
+        initPid: pid,
+        limits,
+        diskPaths: [...req.writablePaths, tmpDir],
+        onLimit: (hit) => {
+          limitHit = hit;
+          req.onLimit?.(hit);
+          signal("SIGKILL");
+        },
+      });
+    }
+    forget = (await recordSandbox(req.stateDir, id, outerPid, namespace).catch(() => null)) ?? forget;
   });
 
   // The session starts once the sandbox's init runs and is watched and recorded (or it exited).
@@ -353,6 +341,24 @@ async function spawned(child: ChildProcess): Promise<void> {
   await Promise.race([once(child, "spawn"), once(child, "error").then(([err]) => Promise.reject(err as Error))]);
   // Later errors (a failed signal delivery) must not crash the worker; exit is authoritative.
   child.on("error", () => {});
+}
+
+/**
+ * The sandbox init's host pid, as bubblewrap reports it on its status descriptor, read from spawn
+ * on (a pipe nobody reads is drained and dropped when the child exits); null if it ended first.
+ */
+function initPidOf(status: Readable | null, exited: Promise<unknown>): Promise<number | null> {
+  return new Promise((resolve) => {
+    let text = "";
+    status?.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+      const m = /"child-pid"\s*:\s*(\d+)/.exec(text);
+      if (m) resolve(Number(m[1]));
+    });
+    status?.on("error", () => resolve(null));
+    status?.on("close", () => resolve(null));
+    void exited.then(() => resolve(null));
+  });
 }
 
 /**
