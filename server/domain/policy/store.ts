@@ -82,6 +82,13 @@ function asJson(definition: PolicyDefinition): Prisma.InputJsonValue {
 
 // ---------------------------------------------------------------- shipped policies
 
+/** The names of the rules a diff adds, removes and changes: what audit entries and the list say. */
+const ruleNames = (diff: PolicyDiff) => ({ added: diff.rules.added.map((r) => r.name), removed: diff.rules.removed.map((r) => r.name), changed: diff.rules.changed.map((r) => r.name) });
+
+/** Each shipped definition's digest, computed once per process (the list reads it on every call). */
+const shippedDigests = new Map<ShippedPolicyKind, string>();
+const shippedDigest = (kind: ShippedPolicyKind) => shippedDigests.get(kind) ?? shippedDigests.set(kind, policyDigest(shippedPolicies[kind])).get(kind)!;
+
 const shippedKinds = Object.keys(shippedPolicies) as ShippedPolicyKind[];
 
 export function isShippedKind(kind: string): kind is ShippedPolicyKind {
@@ -133,7 +140,7 @@ export async function upgradeShippedPolicies(db: Db): Promise<{ upgraded: Shippe
   const upgraded: ShippedPolicyKind[] = [];
   for (const kind of shippedKinds) {
     const shipped = shippedPolicies[kind];
-    const digest = policyDigest(shipped);
+    const digest = shippedDigest(kind);
     const done = await transaction(db, "upgradeShippedPolicies", async (tx) => {
       const [locked] = await tx.$queryRaw<{ id: string; version: number }[]>`
         SELECT "id", "version" FROM "Policy" WHERE "kind" = ${kind}::"PolicyKind" FOR UPDATE`;
@@ -154,7 +161,7 @@ export async function upgradeShippedPolicies(db: Db): Promise<{ upgraded: Shippe
           fromVersion: current.version,
           toVersion: version,
           digest,
-          rules: { added: diff.rules.added.map((r) => r.name), removed: diff.rules.removed.map((r) => r.name), changed: diff.rules.changed.map((r) => r.name) },
+          rules: ruleNames(diff),
         },
       });
       return true;
@@ -227,10 +234,10 @@ export async function listPolicies(opts: { db: Db }): Promise<PolicySummary[]> {
 }
 
 function differenceFromShipped(kind: PolicyKind, digest: string, definition: PolicyDefinition): PolicySummary["fromShipped"] {
-  if (!isShippedKind(kind) || policyDigest(shippedPolicies[kind]) === digest) return null;
+  if (!isShippedKind(kind) || shippedDigest(kind) === digest) return null;
   // Rules the shipped text has and this one lacks are "removed" from it: read from the shipped side.
   const diff = diffPolicyDefinitions(shippedPolicies[kind], definition);
-  return { added: diff.rules.added.map((r) => r.name), removed: diff.rules.removed.map((r) => r.name), changed: diff.rules.changed.map((r) => r.name) };
+  return ruleNames(diff);
 }
 
 export type PolicyVersionSummary = {
@@ -360,11 +367,7 @@ export async function savePolicyVersion(opts: {
         fromVersion: current.version,
         toVersion: version,
         digest,
-        rules: {
-          added: diff.rules.added.map((r) => r.name),
-          removed: diff.rules.removed.map((r) => r.name),
-          changed: diff.rules.changed.map((r) => r.name),
-        },
+        rules: ruleNames(diff),
         checks: review.checks
           ? { conflicts: review.checks.conflicts.length, gaps: review.checks.gaps.length, vacuous: review.checks.vacuous.length }
           : null,
