@@ -58,7 +58,7 @@ const control = createServer((req, res) => {
       }
       if (req.method === "GET" && url.pathname === "/check-runs") {
         const fullName = url.searchParams.get("repository") ?? "";
-        return reply(200, fake.checks.all(fullName).map((c) => ({ id: c.id, externalId: c.externalId, status: c.status, conclusion: c.conclusion, history: c.history, json: fake.checks.json(c.id) })));
+        return reply(200, fake.checks.all(fullName).map((c) => ({ id: c.id, externalId: c.externalId, status: c.status, conclusion: c.conclusion, actions: c.actions, history: c.history, json: fake.checks.json(c.id) })));
       }
       if (req.method === "GET" && url.pathname === "/downloads") return reply(200, fake.downloads.map((d) => ({ path: d.path, authorization: d.authorization ?? null })));
       reply(404, { message: "no such control" });
