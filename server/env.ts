@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_GITHUB_LOG_HOSTS, parseLogHosts } from "./forges/github/log-hosts";
 
 // The only reader of process.env. Everything else imports `env` (or takes its
 // settings as arguments), so a bad setting fails once, at start, with its name.
@@ -39,6 +40,18 @@ const zEnv = z.object({
   GITHUB_TOKEN: z.string().optional(),
   // GitHub's REST API root; set for GitHub Enterprise Server (https://HOST/api/v3).
   GITHUB_API_URL: z.string().url().optional(),
+  // Hosts GitHub's job-logs redirect may send the download to (comma-separated, * for part of a
+  // label, http:// only where written); a redirect anywhere else is refused. See README "GitHub".
+  GITHUB_LOG_HOSTS: z
+    .string()
+    .max(4_000)
+    .default(DEFAULT_GITHUB_LOG_HOSTS)
+    .transform((text, ctx) => {
+      const parsed = parseLogHosts(text);
+      if (parsed.ok) return parsed.hosts;
+      ctx.addIssue({ code: "custom", message: parsed.error });
+      return z.NEVER;
+    }),
   WEBHOOK_MAX_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
   AIRLOCK_BOT_HANDLE: z.string().default("@agent"),
   AIRLOCK_DEMO_PASSWORD: z.string().min(8).optional(),

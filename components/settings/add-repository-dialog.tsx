@@ -158,7 +158,8 @@ function ByGithubName({ onDone }: { onDone: () => void }) {
     >
       <p className="text-xs text-zinc-500">
         With the GitHub App installed on it, the installation registers it by itself and Airlock writes with the installation&apos;s token. Otherwise Airlock writes with <code>GITHUB_TOKEN</code> (a personal
-        token, the second choice). Its earlier deliveries can be re-evaluated on the deliveries page once it is registered.
+        token, the second choice), and its pull requests get no Airlock check run with &quot;Diagnose with agent&quot; and &quot;Attempt repair&quot;: GitHub
+        lets only an app write check runs. Its earlier deliveries can be re-evaluated on the deliveries page once it is registered.
       </p>
       <Field label="GitHub URL or owner/name" hint="https://github.com/acme/widgets, git@github.com:acme/widgets.git or acme/widgets">
         <input className={filterControlClass} name="fullName" value={fullName} maxLength={300} required onChange={(e) => setFullName(e.target.value)} placeholder="acme/widgets" />

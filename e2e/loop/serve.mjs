@@ -5,7 +5,7 @@
 // The data directory (local forge, workspaces) is a fresh temp folder per run.
 // SIGTERM stops both children; either one dying stops the other and fails us.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { webServerArgs } from "../../scripts/lib/web-server.mjs";
@@ -21,6 +21,22 @@ writeFileSync(join(info, "database-url"), process.env.DATABASE_URL);
 const dataDir = mkdtempSync(join(tmpdir(), "airlock-e2e-loop-"));
 writeFileSync(join(info, "data-dir"), dataDir);
 
+// Specs that play GitHub's part get the GitHub API double (e2e/loop/github-double.ts): it is
+// started first, on loopback ports of its own, and web and worker talk to it as to GitHub.
+const WITH_GITHUB_DOUBLE = new Set(["repositories"]);
+const children = [];
+let github = null;
+if (WITH_GITHUB_DOUBLE.has(name)) {
+  const infoFile = join(info, "github-double.json");
+  rmSync(infoFile, { force: true });
+  children.push(spawn(process.execPath, ["--import", "tsx", join("e2e", "loop", "github-double.ts"), infoFile], { stdio: "inherit", env: process.env }));
+  for (let waited = 0; !existsSync(infoFile); waited += 100) {
+    if (waited > 60_000 || children[0].exitCode !== null) throw new Error("the GitHub double did not start");
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  github = JSON.parse(readFileSync(infoFile, "utf8"));
+}
+
 const env = {
   ...process.env,
   AIRLOCK_DATA_DIR: dataDir,
@@ -28,11 +44,12 @@ const env = {
   // Scripted agents replay at 20x so a loop takes seconds, not minutes.
   AIRLOCK_SCRIPTED_SPEED: process.env.AIRLOCK_SCRIPTED_SPEED ?? "20",
   AIRLOCK_WORKER_POLL_MS: "500",
+  ...(github ? { GITHUB_API_URL: github.apiUrl, GITHUB_LOG_HOSTS: github.blobUrl } : {}),
 };
-const children = [
+children.push(
   spawn(process.execPath, ["--import", "tsx", join("server", "queue", "worker.ts")], { stdio: "inherit", env }),
   spawn(process.execPath, webServerArgs({ port }), { stdio: "inherit", env }),
-];
+);
 
 let stopping = false;
 function stop(code) {

@@ -1,6 +1,6 @@
 // Airlock's check run on a GitHub pull request, against the GitHub API test double: created for
-// a suggestion with its two requested actions (within GitHub's bounds), following the run once
-// per state, and a click (check_run.requested_action, delivered as GitHub sends it) dispatching
+// a suggestion with its two requested actions (within GitHub's bounds) and for a run an auto-run
+// rule started (none for a repository without the app), following the run once per state, and a click (check_run.requested_action, delivered as GitHub sends it) dispatching
 // the suggestion only for a permitted person. Hostile: a stranger's, a viewer's and a bot's
 // click, another installation's, another app's check run, a forged external id, a replayed
 // delivery, and a fork pull request.
@@ -50,18 +50,18 @@ const clientFor = async ({ fullName, installationId }: { fullName: string; insta
 const sync = (runId: string) => syncCheckRun({ db, runId, clientFor, airlockUrl: "http://airlock.test" });
 
 /** A GitHub repository with the app installed, a PR at a real commit, a failed-check rule, and the failure's suggestion. */
-async function suggestion(opts: { fork?: boolean; stackId?: string } = {}) {
+async function suggestion(opts: { fork?: boolean; stackId?: string; action?: "suggest" | "auto_run"; installed?: boolean } = {}) {
   const fullName = `acme/checks-${++n}-${Date.now().toString(36)}`;
   const { headSha } = fake.createRepository(fullName, { branch: "main", files: { "README.md": "hi\n" }, pulls: [12] });
   const installation = fake.apps.install({ appId: app.id, account: "acme", repositories: [fullName] });
   const repository = await createRepository({ fullName });
-  await db.repository.update({ where: { id: repository.id }, data: { forge: "github", githubInstallationId: BigInt(installation.id) } });
-  await createRule(db, { kind: "failed_check", stackId: opts.stackId ?? stackId, repositoryId: repository.id });
+  await db.repository.update({ where: { id: repository.id }, data: { forge: "github", githubInstallationId: opts.installed === false ? null : BigInt(installation.id), autoRunOnFailedCheck: opts.action === "auto_run" } });
+  await createRule(db, { kind: "failed_check", stackId: opts.stackId ?? stackId, repositoryId: repository.id, action: opts.action ?? "suggest" });
   await createPullRequest(db, { repositoryId: repository.id, number: 12, headSha, headRef: opts.fork ? "patch-1" : "feature/x", isFork: opts.fork ?? false });
   const failure = failedWorkflowJob({ repo: fullName, runId: 4000 + n, jobId: 40_000 + n, jobName: "unit-tests", step: "Run vitest", headSha, headBranch: opts.fork ? "patch-1" : "feature/x" });
   const evaluated = await evaluateDelivery({ db, deliveryId: (await post(failure)).deliveryId });
   const runId = evaluated.created[0]?.runId as string;
-  expect(evaluated.created).toEqual([expect.objectContaining({ status: "suggested" })]);
+  expect(evaluated.created).toEqual([expect.objectContaining({ status: opts.action === "auto_run" ? "queued" : "suggested" })]);
   return { fullName, repository, installation, headSha, runId };
 }
 
@@ -157,6 +157,42 @@ describe("the check run", () => {
     ]);
     expect(after.actions).toEqual([]);
     expect(fake.checks.all(s.fullName)).toHaveLength(1);
+  });
+
+  it("is created for a run an auto-run rule started, without actions, and follows that run", async () => {
+    const s = await suggestion({ action: "auto_run" });
+    const surface = await db.checkRunSurface.findUniqueOrThrow({ where: { runId: s.runId } });
+    expect(surface).toMatchObject({ headSha: s.headSha, installationId: BigInt(s.installation.id) });
+    expect(await syncJobs(s.runId)).toBe(1);
+    expect(await sync(s.runId)).toMatchObject({ kind: "written", state: "queued" });
+    const [created] = fake.checks.all(s.fullName);
+    expect(created).toMatchObject({ appId: app.id, name: "Airlock", headSha: s.headSha, externalId: s.runId, status: "queued", actions: [], detailsUrl: `http://airlock.test/runs/${s.runId}` });
+    expect(created?.output.summary).toContain("A diagnose run, queued.");
+    // Written by the installation's token, not a personal one.
+    const posted = fake.requests.filter((r) => r.method === "POST" && r.path === `/repos/${s.fullName}/check-runs`);
+    expect(posted).toHaveLength(1);
+    expect(posted[0]?.authorization).toMatch(/^token ghs_/);
+
+    await move(s.runId, "queued", "running");
+    await sync(s.runId);
+    await move(s.runId, "running", "failed");
+    await sync(s.runId);
+    expect(fake.checks.get(created!.id)!.history).toEqual([
+      { method: "POST", status: "queued", conclusion: null },
+      { method: "PATCH", status: "in_progress", conclusion: null },
+      { method: "PATCH", status: "completed", conclusion: "neutral" },
+    ]);
+    expect(fake.checks.all(s.fullName)).toHaveLength(1);
+  });
+
+  it("a repository without an installation (a personal token's) gets no check run", async () => {
+    for (const action of ["suggest", "auto_run"] as const) {
+      const s = await suggestion({ action, installed: false });
+      expect(await db.checkRunSurface.count({ where: { runId: s.runId } })).toBe(0);
+      expect(await syncJobs(s.runId)).toBe(0);
+      expect(await sync(s.runId)).toEqual({ kind: "none", reason: "the run has no check run on GitHub" });
+      expect(fake.checks.all(s.fullName)).toEqual([]);
+    }
   });
 
   it("a create whose answer was lost is found on the commit by its external id, not made twice", async () => {

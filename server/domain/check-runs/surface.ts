@@ -2,7 +2,9 @@
 // Airlock has a suggestion for, a check run named "Airlock" on the head commit offers two
 // requested actions, "Diagnose with agent" and "Attempt repair"; after a click (requested-action.ts)
 // the same check run follows the run: queued, in progress, completed with a conclusion, its
-// summary and a link to the run page.
+// summary and a link to the run page. A run an auto-run rule started gets one too, following
+// it from "queued". Only a GitHub App can write check runs (GitHub refuses them to a personal
+// token), so a repository without an installation gets none.
 //
 // No approval gate: this is Airlock's own status surface, like the status GitHub's Copilot agent
 // and gh-aw post, written by the app from Airlock's records (run number, status, task), never
@@ -32,15 +34,17 @@ export const REQUESTED_ACTIONS = [
 export const syncJob = (runId: string) => ({ jobKey: `checkrun.sync:${runId}`, queueName: `checkrun:${runId}`, maxAttempts: 10 });
 
 /**
- * In the evaluation's transaction: a surface for each new suggestion of a GitHub failed check
- * on a repository the app is installed on, and its first sync. Anything else makes none.
+ * In the evaluation's transaction: a surface for each new run of a GitHub failed check on a
+ * repository the app is installed on, and its first sync. A suggestion offers the two actions;
+ * a run an auto-run rule started shows as queued from the start and follows the run the same
+ * way, so the pull request says Airlock is on it either way. Anything else makes none.
  */
 export async function offerOnGithub(tx: Tx, opts: { repository: Repository; event: DispatchableEvent; created: readonly { runId: string; status: string }[] }): Promise<void> {
   const { repository } = opts;
   if (opts.event.type !== "failed_check" || repository.forge !== "github" || repository.githubInstallationId == null) return;
-  const suggested = opts.created.filter((r) => r.status === "suggested");
-  if (suggested.length === 0) return;
-  const runs = await tx.agentDispatchRun.findMany({ where: { id: { in: suggested.map((r) => r.runId) } }, select: { id: true, headSha: true } });
+  const followed = opts.created.filter((r) => r.status === "suggested" || r.status === "queued");
+  if (followed.length === 0) return;
+  const runs = await tx.agentDispatchRun.findMany({ where: { id: { in: followed.map((r) => r.runId) } }, select: { id: true, headSha: true } });
   await tx.checkRunSurface.createMany({
     data: runs.map((r) => ({ runId: r.id, repositoryId: repository.id, installationId: repository.githubInstallationId as bigint, headSha: r.headSha })),
     skipDuplicates: true,

@@ -183,7 +183,7 @@ async function commitPlan(opts: { db: Db; loaded: LoadedEvent; plan: EvaluationP
       if (cancel.refused) out.refused.push(cancel.refused);
     }
     await linkTriageToRun(tx, triage, out.created.map((r) => r.runId));
-    // A suggestion for a GitHub failed check gets Airlock's check run with its two actions.
+    // A run for a GitHub failed check gets Airlock's check run: a suggestion's offers its two actions.
     await offerOnGithub(tx, { repository, event, created: out.created });
     const allDuplicates = outcomes.length > 0 && outcomes.every((o) => o.outcome.kind === "duplicate");
     out.outcome = allDuplicates ? "duplicate" : "processed";

@@ -18,6 +18,8 @@ const { githubJobLogs } = await import("./job-log");
 const { startFakeGithub } = await import("@/server/forges/github/testing/fake-github");
 const { fetchJobLog } = await import("@/server/forges/github/job-logs");
 const { githubClient } = await import("@/server/forges/github/client");
+const { parseLogHosts } = await import("@/server/forges/github/log-hosts");
+const { createServer } = await import("node:http");
 
 type Fake = Awaited<ReturnType<typeof startFakeGithub>>;
 const db = getDb();
@@ -33,6 +35,13 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
+/** The double's storage host, as GITHUB_LOG_HOSTS would name it (the API's own host is not on it). */
+const logHosts = () => {
+  const parsed = parseLogHosts(fake.blobUrl);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.hosts;
+};
+
 /** A GitHub repository Airlock knows, installed with the app (on the double and in the database). */
 async function installedRepository(opts: { installed?: boolean } = {}) {
   const fullName = `acme/logs-${++n}-${Date.now().toString(36)}`;
@@ -44,7 +53,7 @@ async function installedRepository(opts: { installed?: boolean } = {}) {
   return { fullName, repository, installation };
 }
 
-const appReader = () => githubJobLogs({ githubApp: { appId: app.id, privateKey: app.pem }, githubToken: null, githubApiUrl: fake.url });
+const appReader = () => githubJobLogs({ githubApp: { appId: app.id, privateKey: app.pem }, githubToken: null, githubApiUrl: fake.url, logHosts: logHosts() });
 
 /** A failed job in a step that names no stage: only its log can say what failed. */
 const failure = (fullName: string, jobId: number) =>
@@ -139,7 +148,7 @@ describe("the bounds", () => {
     const filler = Array.from({ length: 20_000 }, (_, i) => `2025-04-01T10:00:00.0000000Z line ${i} ${"é".repeat(20)}`).join("\n");
     const log = `${filler}\nFAIL src/sum.test.ts > sum > adds\n`;
     fake.setJobLog(fullName, 7_100_001, log);
-    const read = await fetchJobLog({ client: client(), repository: fullName, jobId: "7100001", maxBytes: 64 * 1024 });
+    const read = await fetchJobLog({ client: client(), repository: fullName, jobId: "7100001", maxBytes: 64 * 1024, logHosts: logHosts() });
     expect(read.ok).toBe(true);
     if (!read.ok) return;
     const total = Buffer.byteLength(log);
@@ -152,14 +161,14 @@ describe("the bounds", () => {
     expect(rest.length).toBeGreaterThan(100);
 
     // A log under the bound comes back whole, without a marker.
-    const small = await fetchJobLog({ client: client(), repository: fullName, jobId: "7100001" });
+    const small = await fetchJobLog({ client: client(), repository: fullName, jobId: "7100001", logHosts: logHosts() });
     expect(small).toMatchObject({ ok: true, truncated: false, text: log });
   });
 
   it("stops a download past its cap, and gives up on a log that does not arrive in time", async () => {
     const { fullName } = await installedRepository();
     fake.setJobLog(fullName, 7_100_002, "x".repeat(2 * 1024 * 1024));
-    const capped = await fetchJobLog({ client: client(), repository: fullName, jobId: "7100002", maxBytes: 1024, maxDownloadBytes: 256 * 1024 });
+    const capped = await fetchJobLog({ client: client(), repository: fullName, jobId: "7100002", maxBytes: 1024, maxDownloadBytes: 256 * 1024, logHosts: logHosts() });
     expect(capped).toMatchObject({ ok: true, truncated: true });
     if (capped.ok) {
       expect(capped.bytes).toBeLessThan(1024 * 1024);
@@ -172,7 +181,7 @@ describe("the bounds", () => {
     });
     try {
       const started = Date.now();
-      const slow = await fetchJobLog({ client: client(), repository: fullName, jobId: "7100002", timeoutMs: 300 });
+      const slow = await fetchJobLog({ client: client(), repository: fullName, jobId: "7100002", timeoutMs: 300, logHosts: logHosts() });
       expect(slow).toMatchObject({ ok: false, kind: "timeout" });
       expect(Date.now() - started).toBeLessThan(1_200);
     } finally {
@@ -184,5 +193,83 @@ describe("the bounds", () => {
     const before = fake.requests.length;
     expect(await fetchJobLog({ client: client(), repository: "acme/x", jobId: "1/../../secrets" })).toMatchObject({ ok: false, kind: "failed" });
     expect(fake.requests.length).toBe(before);
+  });
+});
+
+describe("where the download may come from", () => {
+  const client = () => githubClient({ auth: { kind: "token", token: fake.token }, baseUrl: fake.url, throttle: false });
+
+  /** A server that must never be reached: it counts every request and what it carried. */
+  async function bystander(answer: (url: string) => { status: number; location?: string } = () => ({ status: 200 })) {
+    const hits: { url: string; authorization: string | undefined }[] = [];
+    const server = createServer((req, res) => {
+      hits.push({ url: req.url ?? "", authorization: req.headers.authorization });
+      const a = answer(req.url ?? "");
+      res.writeHead(a.status, a.location ? { location: a.location } : { "content-type": "text/plain" });
+      res.end(a.location ? "" : "internal metadata: secret");
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const url = `http://127.0.0.1:${(server.address() as import("node:net").AddressInfo).port}`;
+    return { url, hits, close: () => new Promise<void>((done) => server.close(() => done())) };
+  }
+
+  it("refuses a redirect to 127.0.0.1 or any host off the list, naming the host, and fetches nothing there", async () => {
+    const { fullName } = await installedRepository();
+    fake.setJobLog(fullName, 7_200_001, LOGS.vitestA);
+    const internal = await bystander();
+    const hostile = [`${internal.url}/latest/meta-data/iam`, `${fake.url}/_blob/actions-results/x`, "https://productionresultssa0.blob.core.windows.net.evil.example/log", "https://evil.blob.core.windows.net/log", "http://productionresultssa1.blob.core.windows.net/log", "https://user:pw@pipelines.actions.githubusercontent.com/log"];
+    try {
+      for (const location of hostile) {
+        fake.intercept((req) => (req.path.endsWith("/actions/jobs/7200001/logs") ? { status: 302, body: null, location } : undefined));
+        // The default list (GitHub.com's hosts) and the double's storage host both refuse it.
+        for (const hosts of [undefined, logHosts()]) {
+          const read = await fetchJobLog({ client: client(), repository: fullName, jobId: "7200001", ...(hosts ? { logHosts: hosts } : {}) });
+          expect(read).toMatchObject({ ok: false, kind: "host_not_allowed" });
+          if (!read.ok) {
+            expect(read.reason).toContain(`refused to download job 7200001's log from ${new URL(location).protocol}//${new URL(location).host}: not one of GitHub's log hosts (GITHUB_LOG_HOSTS: `);
+            expect(read.reason).not.toContain("pw");
+          }
+        }
+      }
+      expect(internal.hits).toEqual([]);
+    } finally {
+      fake.intercept(null);
+      await internal.close();
+    }
+  });
+
+  it("checks every hop: an allowed storage host that redirects elsewhere is refused too", async () => {
+    const { fullName } = await installedRepository();
+    const internal = await bystander();
+    // An allowed "storage" that sends the download on to 127.0.0.1's other service.
+    const storage = await bystander(() => ({ status: 307, location: `${internal.url}/admin` }));
+    const parsed = parseLogHosts(storage.url);
+    if (!parsed.ok) throw new Error(parsed.error);
+    fake.setJobLog(fullName, 7_200_002, LOGS.vitestA);
+    fake.intercept((req) => (req.path.endsWith("/actions/jobs/7200002/logs") ? { status: 302, body: null, location: `${storage.url}/log?sig=abc` } : undefined));
+    try {
+      const read = await fetchJobLog({ client: client(), repository: fullName, jobId: "7200002", logHosts: parsed.hosts });
+      expect(read).toMatchObject({ ok: false, kind: "host_not_allowed" });
+      expect(storage.hits).toEqual([{ url: "/log?sig=abc", authorization: undefined }]);
+      expect(internal.hits).toEqual([]);
+    } finally {
+      fake.intercept(null);
+      await Promise.all([internal.close(), storage.close()]);
+    }
+  });
+
+  it("a refused download is said on the delivery, and triage decides without the log", async () => {
+    const { fullName, repository } = await installedRepository();
+    const jobId = 7_200_003;
+    fake.setJobLog(fullName, jobId, LOGS.vitestA);
+    // The API root is fine; the default list does not hold the double's storage host.
+    const reader = githubJobLogs({ githubApp: { appId: app.id, privateKey: app.pem }, githubToken: null, githubApiUrl: fake.url });
+    const posted = await post(failure(fullName, jobId));
+    const result = await evaluateDelivery({ db, deliveryId: posted.deliveryId, jobLog: reader });
+    const before = fake.downloads.length;
+    expect(result.detail).toContain(`refused to download job ${jobId}'s log from ${fake.blobUrl}: not one of GitHub's log hosts`);
+    expect(fake.downloads.length).toBe(before);
+    const triage = await db.triageDecision.findFirstOrThrow({ where: { repositoryId: repository.id } });
+    expect(triage.actionDetail).toContain("decided without the log: refused to download");
   });
 });

@@ -25,6 +25,8 @@ export type JobLogSettings = {
   githubApp: AppCredentials | null | (() => Promise<AppCredentials | null>);
   githubToken: string | null;
   githubApiUrl: string | null;
+  /** Where the log's download may come from (env GITHUB_LOG_HOSTS; default GitHub.com's). */
+  logHosts?: JobLogOptions["logHosts"];
   limits?: Pick<JobLogOptions, "maxBytes" | "maxDownloadBytes" | "timeoutMs">;
 };
 
@@ -51,7 +53,7 @@ export function githubJobLogs(settings: JobLogSettings): JobLogReader {
       return { ok: false, kind: "no_credentials", reason: `the job's log could not be read: ${missing}` };
     }
     const client = githubClient({ auth: { kind: "token", token }, baseUrl: settings.githubApiUrl });
-    return fetchJobLog({ client, repository: repository.fullName, jobId, ...settings.limits });
+    return fetchJobLog({ client, repository: repository.fullName, jobId, logHosts: settings.logHosts, ...settings.limits });
   };
 }
 

@@ -1,9 +1,11 @@
 import type { GithubClient } from "./client";
+import { defaultLogHosts, logHostAllows, type LogHost } from "./log-hosts";
 
 // A GitHub Actions job's log (GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs). GitHub
 // answers 302 with a short-lived download URL; the download is fetched without Airlock's token
-// (the URL carries its own signature, and a token must never travel to the storage host),
-// streamed, and bounded: only the last `maxBytes` are kept (failures are reported at the end of a
+// (the URL carries its own signature, and a token must never travel to the storage host), only
+// from GitHub's log hosts (log-hosts.ts: every hop of a redirect is checked, so neither GitHub's
+// answer nor the storage can point Airlock at another host), streamed, and bounded: only the last `maxBytes` are kept (failures are reported at the end of a
 // log), the download stops after `maxDownloadBytes`, and both requests share one time limit.
 // Redaction is the caller's (evaluation/job-log.ts), with the same function as local logs.
 
@@ -16,7 +18,7 @@ export type JobLogResult =
       /** True when bytes were left out; the text then starts with a marker line saying so. */
       truncated: boolean;
     }
-  | { ok: false; reason: string; kind: "expired" | "not_found" | "refused" | "timeout" | "failed" };
+  | { ok: false; reason: string; kind: "expired" | "not_found" | "refused" | "host_not_allowed" | "timeout" | "failed" };
 
 export type JobLogOptions = {
   client: GithubClient;
@@ -28,10 +30,12 @@ export type JobLogOptions = {
   maxDownloadBytes?: number;
   /** For the redirect and the download together (default 20 s). */
   timeoutMs?: number;
+  /** Where the download may be fetched from (default GitHub.com's hosts; env GITHUB_LOG_HOSTS). */
+  logHosts?: readonly LogHost[];
   fetch?: typeof fetch;
 };
 
-export const JOB_LOG_DEFAULTS = { maxBytes: 4 * 1024 * 1024, maxDownloadBytes: 64 * 1024 * 1024, timeoutMs: 20_000 } as const;
+export const JOB_LOG_DEFAULTS = { maxBytes: 4 * 1024 * 1024, maxDownloadBytes: 64 * 1024 * 1024, timeoutMs: 20_000, maxRedirects: 3 } as const;
 
 /** The first line of a log Airlock cut: what was left out, so a reader never mistakes it for the whole log. */
 export const truncationMarker = (omitted: number, total: number, complete: boolean) =>
@@ -71,30 +75,59 @@ export async function fetchJobLog(opts: JobLogOptions): Promise<JobLogResult> {
     return { ok: false, kind: "failed", reason: `GitHub did not answer for the log of job ${opts.jobId}: ${status ?? ""} ${message}`.replace(/\s+/g, " ").trim() };
   }
   if (!location) return { ok: false, kind: "failed", reason: `GitHub answered the log request for job ${opts.jobId} without a download location` };
-  let url: URL;
+  const logHosts = opts.logHosts ?? defaultLogHosts();
+  const doFetch = opts.fetch ?? fetch;
   try {
-    url = new URL(location);
-  } catch {
-    return { ok: false, kind: "failed", reason: `GitHub's download location for job ${opts.jobId} is not a URL` };
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return { ok: false, kind: "failed", reason: `GitHub's download location for job ${opts.jobId} is not http(s)` };
-
-  try {
-    // No authorization header: the signed URL is the credential, and the token stays with GitHub.
-    const res = await (opts.fetch ?? fetch)(url, { redirect: "follow", signal });
-    if (res.status === 404 || res.status === 410 || res.status === 403) {
-      await res.body?.cancel().catch(() => {});
-      return { ok: false, kind: "expired", reason: `the download of job ${opts.jobId}'s log answered ${res.status}: the link expired or the log was deleted` };
+    // The storage may itself redirect; each hop is checked like GitHub's, and a loop ends.
+    for (let hop = 0; ; hop++) {
+      const url = downloadUrl(location, opts.jobId, logHosts);
+      if ("refusal" in url) return url.refusal;
+      // No authorization header: the signed URL is the credential, and the token stays with GitHub.
+      const res = await doFetch(url.href, { redirect: "manual", signal });
+      if (res.status >= 300 && res.status < 400) {
+        await res.body?.cancel().catch(() => {});
+        const next = res.headers.get("location");
+        if (!next) return { ok: false, kind: "failed", reason: `the download of job ${opts.jobId}'s log answered ${res.status} without a location` };
+        if (hop + 1 >= JOB_LOG_DEFAULTS.maxRedirects) return { ok: false, kind: "failed", reason: `the download of job ${opts.jobId}'s log redirected more than ${JOB_LOG_DEFAULTS.maxRedirects} times` };
+        location = new URL(next, url).href;
+        continue;
+      }
+      if (res.status === 404 || res.status === 410 || res.status === 403) {
+        await res.body?.cancel().catch(() => {});
+        return { ok: false, kind: "expired", reason: `the download of job ${opts.jobId}'s log answered ${res.status}: the link expired or the log was deleted` };
+      }
+      if (!res.ok || !res.body) {
+        await res.body?.cancel().catch(() => {});
+        return { ok: false, kind: "failed", reason: `the download of job ${opts.jobId}'s log answered ${res.status}` };
+      }
+      return await readTail(res.body, maxBytes, maxDownload);
     }
-    if (!res.ok || !res.body) {
-      await res.body?.cancel().catch(() => {});
-      return { ok: false, kind: "failed", reason: `the download of job ${opts.jobId}'s log answered ${res.status}` };
-    }
-    return await readTail(res.body, maxBytes, maxDownload);
   } catch (err) {
     if (signal.aborted) return timedOut();
     return { ok: false, kind: "failed", reason: `the download of job ${opts.jobId}'s log failed: ${((err as Error).message ?? String(err)).slice(0, 200)}` };
   }
+}
+
+/** The next download URL, or why Airlock will not fetch it (the host is named, the signature is not). */
+function downloadUrl(location: string, jobId: string, logHosts: readonly LogHost[]): URL | { refusal: JobLogResult } {
+  let url: URL;
+  try {
+    url = new URL(location);
+  } catch {
+    return { refusal: { ok: false, kind: "failed", reason: `GitHub's download location for job ${jobId} is not a URL` } };
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return { refusal: { ok: false, kind: "failed", reason: `GitHub's download location for job ${jobId} is not http(s)` } };
+  if (url.username !== "" || url.password !== "" || !logHostAllows(logHosts, url)) {
+    const allowed = logHosts.map((h) => h.entry).join(", ");
+    return {
+      refusal: {
+        ok: false,
+        kind: "host_not_allowed",
+        reason: `refused to download job ${jobId}'s log from ${url.protocol}//${url.host}: not one of GitHub's log hosts (GITHUB_LOG_HOSTS: ${allowed})`,
+      },
+    };
+  }
+  return url;
 }
 
 /** Streams the body, keeping only its last `maxBytes`; stops reading after `maxDownload`. */

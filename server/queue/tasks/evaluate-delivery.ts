@@ -34,6 +34,6 @@ export async function evaluateDeliveryTask(payload: unknown, { db }: { db: Db })
     delivery: row,
     changedFiles: githubChangedFiles({ token: env.GITHUB_TOKEN ?? null, baseUrl: githubApiUrl }),
     // The app's credentials are read only when a failed job's log is needed.
-    jobLog: githubJobLogs({ githubApp: () => loadGithubAppCredentials(db, sealingKey()), githubToken: env.GITHUB_TOKEN ?? null, githubApiUrl }),
+    jobLog: githubJobLogs({ githubApp: () => loadGithubAppCredentials(db, sealingKey()), githubToken: env.GITHUB_TOKEN ?? null, githubApiUrl, logHosts: env.GITHUB_LOG_HOSTS }),
   });
 }

@@ -55,7 +55,9 @@ type Label = { id: number; name: string; color: string; description: string | nu
 export type RecordedRequest = { method: string; path: string; query: URLSearchParams; body: unknown; authorization: string | undefined };
 
 /** Return a response to answer the request yourself (failure injection), or undefined to let it through. */
-export type Interceptor = (req: RecordedRequest) => { status: number; body: unknown } | undefined | Promise<{ status: number; body: unknown } | undefined>;
+export type Interceptor = (req: RecordedRequest) => Injected | undefined | Promise<Injected | undefined>;
+/** An injected answer; with a `location`, a redirect (as a hostile or broken API root might send). */
+type Injected = { status: number; body: unknown; location?: string };
 
 const docs = "https://docs.github.com/rest";
 
@@ -66,6 +68,8 @@ export type RateLimitInjection = { status: 403 | 429; kind: "primary" | "seconda
 
 export type FakeGithub = {
   url: string;
+  /** The log storage host, apart from the API as on GitHub (the job-logs redirect points here). */
+  blobUrl: string;
   token: string;
   requests: RecordedRequest[];
   /** GitHub Apps: manifest conversion, app JWTs, installations, installation tokens. */
@@ -125,6 +129,7 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
   let clock = Date.parse("2026-11-30T00:00:00Z");
   const now = () => new Date((clock += 1000)).toISOString().replace(/\.\d{3}Z$/, "Z");
   let base = "";
+  let blobBase = "";
   const web = "https://github.example.test";
   const checks = createFakeChecks({ apps, base: () => base, web, now: () => now(), nextId: () => nextId++ });
 
@@ -531,7 +536,7 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
       if (log === "gone") throw new HttpError(410, "Gone", doc);
       const key = createHash("sha256").update(`${fullName}:${g[1]}:${nextId++}`).digest("hex").slice(0, 32);
       signedDownloads.set(key, log);
-      return { status: 302, body: null, location: `${base}/_blob/actions-results/${key}/logs/job-logs.txt?sv=2025-01-05&se=2026-11-30T00%3A01%3A00Z&sr=b&sp=r&sig=${key}` };
+      return { status: 302, body: null, location: `${blobBase}/_blob/actions-results/${key}/logs/job-logs.txt?sv=2025-01-05&se=2026-11-30T00%3A01%3A00Z&sr=b&sp=r&sig=${key}` };
     }
     if ((g = rest.match(/^\/actions\/jobs\/(\d+)\/rerun$/)) && req.method === "POST") {
       const jobId = Number(g[1]);
@@ -681,13 +686,18 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
     res.end(text);
   }
 
-  const server: Server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
       try {
         const url = new URL(req.url ?? "/", "http://fake.invalid");
         const recorded: RecordedRequest = { method: req.method ?? "GET", path: url.pathname, query: url.searchParams, body: await readBody(req), authorization: req.headers.authorization };
         const blob = recorded.path.match(/^\/_blob\/actions-results\/([0-9a-f]{32})\/logs\/job-logs\.txt$/);
-        if (blob) {
+        const onBlobHost = req.socket.localPort === blobPort;
+        if (onBlobHost && !blob) {
+          res.writeHead(400, { "content-type": "application/xml" });
+          return res.end(`<?xml version="1.0" encoding="utf-8"?><Error><Code>InvalidUri</Code></Error>`);
+        }
+        if (blob && onBlobHost) {
           // The storage host: the signed URL is the credential; an expired or unknown one is 403 (Azure's AuthenticationFailed).
           downloads.push(recorded);
           const bytes = signedDownloads.get(blob[1] as string);
@@ -727,6 +737,10 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
         if (installation === "not_in_scope") throw new HttpError(404, "Not Found", `${docs}/repos/repos#get-a-repository`);
         if (installation === "no_token" && auth !== `token ${token}` && auth !== `bearer ${token}` && auth !== `Bearer ${token}`) throw new HttpError(401, "Bad credentials", docs);
         const injected = await interceptor?.(recorded);
+        if (injected?.location) {
+          res.writeHead(injected.status, { location: injected.location, "content-length": "0" });
+          return res.end();
+        }
         if (injected) return send(res, injected.status, injected.body);
         const out = await route(recorded);
         if (out.location) {
@@ -741,9 +755,14 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
         send(res, 500, { message: String(err) });
       }
     })();
-  });
+  };
+  const server: Server = createServer(handle);
+  const blobServer: Server = createServer(handle);
   await new Promise<void>((resolveListen) => server.listen(0, "127.0.0.1", resolveListen));
+  await new Promise<void>((resolveListen) => blobServer.listen(0, "127.0.0.1", resolveListen));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const blobPort = (blobServer.address() as AddressInfo).port;
+  blobBase = `http://127.0.0.1:${blobPort}`;
 
   const filesOf = (r: FakeRepo, commitSha: string) => {
     const tree = r.trees.get((r.commits.get(commitSha) as Commit).tree) as Map<string, TreeEntry>;
@@ -752,6 +771,7 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
 
   return {
     url: base,
+    blobUrl: blobBase,
     token,
     requests,
     apps,
@@ -825,6 +845,6 @@ export async function startFakeGithub(opts: { token?: string } = {}): Promise<Fa
     intercept(fn) {
       interceptor = fn;
     },
-    close: () => new Promise<void>((done) => server.close(() => done())),
+    close: () => Promise.all([server, blobServer].map((s) => new Promise<void>((done) => s.close(() => done())))).then(() => undefined),
   };
 }
