@@ -14,6 +14,7 @@ import { toInput } from "@/components/ui/url-filters";
 import { RunSource, RunStatus, TaskKind } from "@/server/db/generated/enums";
 import { runFilterParsers, runListInput, withoutStatus } from "./filters";
 import { RunStatusBadge, runStatusLabel } from "./status-badge";
+import { ManualDispatchButton } from "./manual-dispatch-dialog";
 import { Suggestions } from "./suggestions";
 import { useRunStatusStream } from "./use-run-status-stream";
 
@@ -54,6 +55,7 @@ export function RunsList() {
             </span>
           </p>
         </div>
+        <ManualDispatchButton repositories={repos.data ?? []} repositoryId={values.repositoryId ?? undefined} />
       </div>
 
       <div role="search" aria-label="Filter runs" className="flex flex-wrap items-center gap-2">

@@ -219,6 +219,11 @@ function RuleForm({ rule, canEdit, options, stackLabel }: { rule: Rule | null; c
                 {show("branch") && <TextField name="branchGlob" label={kind === "release" ? "Tag glob" : "Branch glob"} placeholder={kind === "release" ? "v2.*" : "main, release/*"} mono />}
                 {show("failureSignature") && <TextField name="failureSignature" label="Failure signature" hint="16 hex characters, from a failed job" mono />}
               </div>
+              {kind === "release" && (
+                <p className="text-xs text-amber-700 dark:text-amber-400" data-testid="release-keys-not-matched">
+                  Release rules match on repository, workflow and tag only. Version, chart, npm and image artifacts, checksum and release branch are not matched yet: a rule cannot narrow on them.
+                </p>
+              )}
               {show("paths") && <StringListField name="pathFilters" label="Path filters" hint="Globs on the changed files; start with ! to exclude." itemLabel="Path filter" addLabel="Add path filter" placeholder="src/**" mono />}
             </fieldset>
             {kind === "flaky_scan" && (

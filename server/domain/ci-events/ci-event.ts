@@ -292,6 +292,15 @@ export const zManualEvent = z.object({
   workflowName: z.string().nullable(),
   jobName: z.string().nullable(),
   step: z.string().nullable(),
+  // The manual dispatch dialog's fields (runs/dispatch-manual.ts); optional, so events recorded
+  // before they existed still parse. requestId: the person's submission, so two submissions are
+  // two runs and a repeat of one is none; stackId: another stack than the rule's; instructions:
+  // the person's text, given to the agent as written.
+  requestId: z.string().min(1).max(100).optional(),
+  /** The Airlock user who asked: evaluation reads their role again rather than trust this event. */
+  userId: z.string().min(1).max(100).optional(),
+  stackId: z.string().min(1).max(100).optional(),
+  instructions: z.string().max(10_000).optional(),
 });
 export type ManualEvent = z.infer<typeof zManualEvent>;
 

@@ -49,6 +49,9 @@ export function bundlePolicy(opts: {
   };
 }
 
+/** The label of a manual dispatch's instructions (provenance "user": the person who dispatched). */
+export const INSTRUCTIONS_LABEL = "instructions";
+
 /** The fragment every run on untrusted code gets first: its content is data, not instructions. */
 export const UNTRUSTED_INPUT_LABEL: ContextLabel = {
   name: "untrusted-input",

@@ -136,6 +136,7 @@ export function attributionLines(entries: readonly { check: string; attribution:
 }
 
 export const ATTRIBUTION_HEADING = "## Red checks on this branch (attribution)";
+export const INSTRUCTIONS_HEADING = "## Instructions from the person who dispatched this run";
 
 export type PromptVariable = keyof typeof PROMPT_VARIABLES;
 export const PROMPT_VARIABLE_NAMES = Object.keys(PROMPT_VARIABLES).sort() as PromptVariable[];

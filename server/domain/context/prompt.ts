@@ -5,6 +5,7 @@ import type { ContextBundle } from "./context-bundle";
 import { contentDigest } from "@/server/lib/digest";
 import {
   ATTRIBUTION_HEADING,
+  INSTRUCTIONS_HEADING,
   PLACEHOLDER,
   attributionLines,
   PROMPT_VARIABLES,
@@ -46,6 +47,11 @@ export function renderPrompt(template: string, bundle: ContextBundle, digest: st
   // The agent must learn whose red check this is even when the stack's template does not ask.
   if (bundle.attribution && bundle.attribution.length > 0 && !check.variables.includes("attribution")) {
     prompt = `${prompt.trimEnd()}\n\n${ATTRIBUTION_HEADING}\n${attributionLines(bundle.attribution)}\n`;
+  }
+  // A person's instructions (manual dispatch) reach the agent whatever the template places.
+  const asked = bundle.contextLabels.filter((l) => l.provenance.source === "user");
+  if (asked.length > 0 && !check.variables.includes("contextLabels")) {
+    prompt = `${prompt.trimEnd()}\n\n${INSTRUCTIONS_HEADING}\n${asked.map((l) => l.fragment).join("\n\n")}\n`;
   }
   return { prompt, promptHash: promptHash(prompt), variables: check.variables };
 }

@@ -5,7 +5,7 @@
 import type { Repository } from "@/server/db";
 import type { ContextBundleInput } from "@/server/domain/context/build-context-bundle";
 import type { BundleActor, BundleAttribution, BundleSource, ContextLabel } from "@/server/domain/context/context-bundle";
-import { UNTRUSTED_INPUT_LABEL, bundlePolicy, bundleStack, type SnapshotStack } from "@/server/domain/context/from-records";
+import { INSTRUCTIONS_LABEL, UNTRUSTED_INPUT_LABEL, bundlePolicy, bundleStack, type SnapshotStack } from "@/server/domain/context/from-records";
 import type { Candidate } from "@/server/domain/triggers/matcher";
 import type { DispatchableEvent } from "@/server/domain/ci-events/ci-event";
 import type { PermissionDecision } from "@/server/domain/triggers/actor-permission";
@@ -41,6 +41,11 @@ export function contextInputFor(args: ContextInputArgs): ContextBundleInput {
       fragment: candidate.reason,
       provenance: { source: "trigger_rule", ref: candidate.ruleId },
     },
+    // A manual dispatch's instructions, as the person wrote them (renderPrompt adds them to a
+    // template that does not place the labels itself).
+    ...(event.type === "manual" && event.instructions
+      ? [{ name: INSTRUCTIONS_LABEL, fragment: event.instructions, provenance: { source: "user" as const, ref: event.actor.login } }]
+      : []),
   ];
   const jobName = failedCheck?.jobName ?? job?.name ?? null;
   const step = failedCheck?.step ?? job?.step ?? null;

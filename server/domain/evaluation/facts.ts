@@ -2,6 +2,7 @@
 // the pipeline and failed job, the failure signature and context digest, changed files, where the
 // code comes from, the Airlock user behind a GitHub account. Reads only; records.ts writes.
 import type { Db, Job, Pipeline, PullRequest, Repository } from "@/server/db";
+import type { RepoRole } from "@/server/db/generated/enums";
 import type { PersonOnRepository } from "@/server/domain/actor";
 import type { FailedCheckEvent } from "@/server/domain/ci-events/ci-event";
 import { failureContextDigest } from "@/server/domain/ci-events/failure/context-digest";
@@ -38,15 +39,20 @@ export type Facts = {
 export const logExcerptOf = (log: string) => buildLogExcerpt(log, { focusLine: locateFirstError(log) });
 
 /** The Airlock user linked to a GitHub account (GitHub sign-in), with their role here. */
+const personSelect = (repositoryId: string) => ({ id: true, email: true, isAdmin: true, memberships: { where: { repositoryId }, select: { role: true } } }) as const;
+type PersonRow = { id: string; email: string; isAdmin: boolean; memberships: { role: RepoRole }[] };
+const personOf = (user: PersonRow): PersonOnRepository => ({ kind: "person", userId: user.id, label: user.email, role: user.isAdmin ? "admin" : (user.memberships[0]?.role ?? null) });
+
 export async function resolveAirlockActor(db: Db, repositoryId: string, githubUserId: number | null): Promise<PersonOnRepository | null> {
   if (githubUserId === null) return null;
-  const account = await db.account.findFirst({
-    where: { providerId: "github", accountId: String(githubUserId) },
-    select: { user: { select: { id: true, email: true, isAdmin: true, memberships: { where: { repositoryId }, select: { role: true } } } } },
-  });
-  if (!account) return null;
-  const { user } = account;
-  return { kind: "person", userId: user.id, label: user.email, role: user.isAdmin ? "admin" : (user.memberships[0]?.role ?? null) };
+  const account = await db.account.findFirst({ where: { providerId: "github", accountId: String(githubUserId) }, select: { user: { select: personSelect(repositoryId) } } });
+  return account ? personOf(account.user) : null;
+}
+
+/** A manual dispatch's Airlock user with their role now (a removed member asks as nobody). */
+export async function resolveAirlockUser(db: Db, repositoryId: string, userId: string): Promise<PersonOnRepository> {
+  const user = await db.user.findUnique({ where: { id: userId }, select: personSelect(repositoryId) });
+  return user ? personOf(user) : { kind: "person", userId: null, label: userId, role: null };
 }
 
 export async function loadFacts(opts: { db: Db; repository: Repository; event: DispatchableEvent; extras: LocalExtras }): Promise<Facts> {

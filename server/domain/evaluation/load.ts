@@ -8,7 +8,7 @@ import type { DispatchableEvent } from "@/server/domain/ci-events/ci-event";
 import type { LocalExtras } from "@/server/domain/ingest/delivery/local-payload";
 import { repositoryNameOf, resolveDelivery, type StoredDelivery } from "@/server/domain/ingest/stored-delivery";
 import { isAppError } from "@/server/errors";
-import { loadFacts, resolveAirlockActor, type Facts } from "./facts";
+import { loadFacts, resolveAirlockActor, resolveAirlockUser, type Facts } from "./facts";
 
 export type RecordedEventRef = { kind: "delivery"; deliveryId: string } | { kind: "job"; jobId: string };
 
@@ -81,8 +81,15 @@ export async function screenDelivery(
     const resolved = resolveDelivery(delivery, repository.botHandle);
     let event = resolved.event;
     if (event.type === "ignored") return { ...described, ok: false, repositoryName: repository.fullName, outcome: "ignored", problem: event.reason };
-    const actor = asks(event) ? await resolveAirlockActor(db, repository.id, resolved.githubUserId) : null;
-    if (actor?.role) event = { ...event, actor: { ...event.actor, airlockRole: actor.role } };
+    const actor =
+      event.type === "manual" && event.userId
+        ? await resolveAirlockUser(db, repository.id, event.userId)
+        : asks(event)
+          ? await resolveAirlockActor(db, repository.id, resolved.githubUserId)
+          : null;
+    // A manual request's role is the one its user holds now, whatever the event recorded.
+    if (event.type === "manual" && event.userId) event = { ...event, actor: { ...event.actor, airlockRole: actor?.role ?? null } };
+    else if (actor?.role) event = { ...event, actor: { ...event.actor, airlockRole: actor.role } };
     return {
       ...described,
       ok: true,

@@ -4,6 +4,7 @@ import { roleAtLeast } from "@/server/auth/roles";
 import { disabledProblem } from "../repositories/disabled";
 import { listStackOptions } from "../stacks/stacks-presenter";
 import { taskStacks } from "../triggers/task-stacks";
+import { INSTRUCTIONS_HEADING } from "../context/prompt-variables";
 
 // What a person may dispatch on a repository, for "Attempt repair" and the manual dispatch
 // dialog: the repository's stack per task kind (its manual trigger rules), the stacks to choose
@@ -26,5 +27,7 @@ export async function getDispatchOptions(opts: { db: Db; repositoryId: string; r
     refusal,
     stacks,
     taskStacks: Object.values(byTask),
+    // What the prompt puts above a manual dispatch's instructions (the dialog shows the block).
+    instructionsHeading: INSTRUCTIONS_HEADING,
   };
 }

@@ -33,12 +33,21 @@ export async function performTriageRerun(opts: { db: Db; triageId: string; setti
     status = "failed";
     detail = err.message;
   }
-  await transaction(db, "performTriageRerun", async (tx) => {
+  await recordRerunOutcome(db, { triage, from: "pending", status, detail });
+  return { status, detail };
+}
+
+type TriageRow = { id: string; repositoryId: string; pipelineId: string; actionDetail: string };
+
+/** The rerun's outcome on its triage row, once (only from `from`); a failed one tells the owners. */
+async function recordRerunOutcome(db: Db, opts: { triage: TriageRow; from: "pending" | "requested"; status: "requested" | "failed"; detail: string }) {
+  const { triage, status, detail } = opts;
+  await transaction(db, "recordTriageRerun", async (tx) => {
     const updated = await tx.triageDecision.updateMany({
-      where: { id: triage.id, actionStatus: "pending" },
+      where: { id: triage.id, actionStatus: opts.from },
       data: { actionStatus: status, actionDetail: `${triage.actionDetail}; ${detail}`.slice(0, 2000) },
     });
-    // A rerun GitHub refused leaves the failure with nobody acting on it: its owners are told.
+    // A rerun that could not start leaves the failure with nobody acting on it: its owners are told.
     if (updated.count === 1 && status === "failed") {
       const repo = await tx.repository.findUniqueOrThrow({ where: { id: triage.repositoryId } });
       const pipeline = await tx.pipeline.findUniqueOrThrow({ where: { id: triage.pipelineId }, select: { checkName: true } });
@@ -47,5 +56,18 @@ export async function performTriageRerun(opts: { db: Db; triageId: string; setti
       await tx.triageDecision.update({ where: { id: triage.id }, data: { notificationId: note.id } });
     }
   });
-  return { status, detail };
+}
+
+/**
+ * The local CI cannot run a check triage queued (the repository's check command was removed):
+ * each local rerun requested at that commit fails once with the reason, and its owners are told,
+ * rather than the job retrying a run that can never start.
+ */
+export async function failLocalTriageReruns(opts: { db: Db; repositoryId: string; sha: string; reason: string }) {
+  const rows = await opts.db.triageDecision.findMany({
+    where: { repositoryId: opts.repositoryId, headSha: opts.sha, action: "rerun_check", actionStatus: "requested", rerunVia: null },
+    select: { id: true, repositoryId: true, pipelineId: true, actionDetail: true },
+  });
+  for (const triage of rows) await recordRerunOutcome(opts.db, { triage, from: "requested", status: "failed", detail: opts.reason });
+  return rows.length;
 }

@@ -34,6 +34,8 @@ export type Subject = {
   taskKind: TaskKind | null;
   /** A manual request for one specific rule. */
   ruleId: string | null;
+  /** A manual request's own stack, over the rule's. */
+  stackId: string | null;
   workflow: string | null;
   job: string | null;
   step: string | null;
@@ -50,7 +52,7 @@ const COMMAND_TASKS = { diagnose: "diagnose", fix_failing_check: "repair", triag
 const short = (sha: string) => sha.slice(0, 12);
 
 export function subjectOf(event: CiEvent, repository: RepositoryFacts, facts: EventFacts, options: MatchOptions): Subject | NoSubject {
-  const base = { refusal: null, taskKind: null, ruleId: null, workflow: null, job: null, step: null, branch: null, paths: facts.changedFiles ?? null, failureSignature: facts.failureSignature ?? null };
+  const base = { refusal: null, taskKind: null, ruleId: null, stackId: null, workflow: null, job: null, step: null, branch: null, paths: facts.changedFiles ?? null, failureSignature: facts.failureSignature ?? null };
   const permission = (via: PermissionInput["via"]) => {
     const decision = decideActorPermission({
       association: event.type === "ignored" ? null : event.actor.association,
@@ -174,11 +176,13 @@ export function subjectOf(event: CiEvent, repository: RepositoryFacts, facts: Ev
         refusal: permission("manual"),
         taskKind: event.taskKind,
         ruleId: event.ruleId,
+        stackId: event.stackId ?? null,
         workflow: event.workflowName,
         job: event.jobName,
         step: event.step,
         branch: facts.headBranch ?? event.headBranch,
-        key: { kind: "dispatch", keyKind: "manual", pullRequestNumber: event.pullRequestNumber, headSha: event.headSha, command: event.taskKind },
+        // One run per submission: the request id keeps two submissions on one commit apart.
+        key: { kind: "dispatch", keyKind: "manual", pullRequestNumber: event.pullRequestNumber, headSha: event.headSha, command: event.requestId ? `${event.taskKind}:${event.requestId}` : event.taskKind },
       };
     case "pr_updated":
       return { kind: "none", reason: `pull request ${event.action}: updates the record, dispatches nothing` };

@@ -99,7 +99,7 @@ export function matchTriggers(input: MatchInput): MatchResult {
       triggerKind: subject.kind,
       source: SOURCE[subject.kind],
       taskKind: rule.taskKind,
-      stackId: rule.stackId,
+      stackId: subject.stackId ?? rule.stackId,
       action,
       reason: `${subject.summary} matched rule ${JSON.stringify(rule.name)} (${
         matchedOn.length === 0 ? "no match keys: any" : `on ${matchedOn.join(", ")}`

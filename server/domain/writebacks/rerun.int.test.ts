@@ -114,6 +114,23 @@ describe("the rerun write-back", () => {
     expect(await db().agentDispatchRun.count({ where: { triggerRuleId: rule.id } })).toBe(1);
   });
 
+  it("an approved rerun whose repository lost its check command fails once with the reason, and a retried job changes nothing", async () => {
+    const { m, approver, repo, run } = await fixedRun();
+    const asked = await callerFor(m).writeBacks.requestRerun({ runId: run.id, scope: "failed_jobs" });
+    if (asked.kind !== "approval") throw new Error("expected an approval");
+    await approveWriteBack({ db: db(), actor: asPerson(approver), approvalId: asked.approvalId, artifactDigest: null, headSha: null });
+    // Removed after the approval, before the worker executes it.
+    await db().repository.update({ where: { id: repo.repository.id }, data: { checkCommand: null } });
+    const forgeFor = localForgeFor(repo.dataDir);
+    expect(await executeWriteBack({ db: db(), forgeFor, approvalId: asked.approvalId })).toMatchObject({ outcome: "failed" });
+    const wb = await db().writeBack.findUniqueOrThrow({ where: { approvalId: asked.approvalId } });
+    expect(wb).toMatchObject({ outcome: "failed", error: expect.stringContaining("has no check command configured") });
+    expect(await db().approvalRequest.findUniqueOrThrow({ where: { id: asked.approvalId } })).toMatchObject({ status: "failed" });
+    expect(await executeWriteBack({ db: db(), forgeFor, approvalId: asked.approvalId })).toMatchObject({ outcome: "already_recorded" });
+    expect(await linkedReruns(run.id)).toHaveLength(0);
+    expect(await db().notification.count({ where: { runId: run.id, kind: "write_back_failed" } })).toBe(1);
+  });
+
   it("a fork's rerun waits for a person whatever the repository exempts, and its check_rerun run stays untrusted", async () => {
     const { m, approver, repo, run } = await fixedRun({ origin: "fork", exceptions: true });
     const asked = await callerFor(m).writeBacks.requestRerun({ runId: run.id, scope: "failed_jobs" });

@@ -130,7 +130,7 @@ export async function runLocalCheck(opts: LocalCheckOptions): Promise<LocalCheck
   const repo = await opts.db.repository.findUnique({ where: { id: opts.repositoryId } });
   if (!repo) throw new AppError("NOT_FOUND", "No such repository.");
   if (repo.forge !== "local") throw new AppError("BAD_REQUEST", `${repo.fullName} is not on the local forge`, { reason: "not_local_forge" });
-  if (!repo.checkCommand) throw new AppError("BAD_REQUEST", `${repo.fullName} has no check command`, { reason: "no_check_command" });
+  if (!repo.checkCommand) throw new AppError("BAD_REQUEST", `${repo.fullName} has no check command configured, so the local CI has nothing to run`, { reason: "no_check_command" });
   refuseIfDisabled(repo, "running its check");
   const repoPath = bareRepoPath(opts.dataDir, repo.fullName);
   const asked = opts.branch ?? repo.defaultBranch;

@@ -120,8 +120,11 @@ export function createLocalForge(opts: LocalForgeOptions): Forge {
   const rerunsDir = (repository: string) => join(`${bareRepoPath(opts.dataDir, repository).replace(/\.git$/, "")}.reruns`);
 
   async function rerun(req: ForgeWriteBackRequest): Promise<ForgeWriteBackResult> {
-    const repo = await opts.db.repository.findUnique({ where: { fullName: req.target.repository }, select: { id: true } });
+    const repo = await opts.db.repository.findUnique({ where: { fullName: req.target.repository }, select: { id: true, checkCommand: true } });
     if (!repo) throw new ForgeError(`no repository ${req.target.repository}`, "not_found");
+    // Checked before the marker: the check command may be removed after the rerun was approved.
+    // A ForgeError is recorded once as the write-back's failure (a retried job would fail again).
+    if (!repo.checkCommand) throw new ForgeError(`${req.target.repository} has no check command configured, so the local CI has nothing to rerun (set one on the repository's settings, then retry)`, "unsupported");
     const dir = rerunsDir(req.target.repository);
     await mkdir(dir, { recursive: true });
     const file = join(dir, keyFileName(req.idempotencyKey));

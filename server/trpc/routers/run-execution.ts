@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { resolve } from "node:path";
 import { dispatchRun } from "@/server/domain/runs/dispatch";
 import { forkRun } from "@/server/domain/runs/fork";
 import { resumeRun } from "@/server/domain/runs/resume";
@@ -7,10 +8,17 @@ import { zTaskKind } from "@/server/domain/ci-events/enums";
 import { getDispatchOptions } from "@/server/domain/runs/dispatch-options";
 import { repositoryProcedure, runProcedure } from "../init";
 import { auditActorOf } from "@/server/domain/actor";
+import { dispatchManual, zManualDispatchInput, type LocalBranchHead } from "@/server/domain/runs/dispatch-manual";
+import { env } from "@/server/env";
+import { bareRepoPath, resolveRevision } from "@/server/forges/local/repositories";
+import { zManualDispatched } from "../outputs/manual-dispatch";
 
 // The runs router's execution controls (dispatch, retry, resume, fork), kept in their own file
 // and spread into runsRouter so the run-view procedures and these evolve without colliding.
 // Each validates, requires the maintainer role on the run's repository, and calls the domain.
+
+/** A branch of the local forge: refs/heads only, so a tag or a commit id is no branch. */
+const localBranchHead: LocalBranchHead = (fullName, branch) => resolveRevision(bareRepoPath(resolve(env.AIRLOCK_DATA_DIR), fullName), `refs/heads/${branch}`);
 
 const zQueued = z.object({ runId: z.string(), status: z.literal("queued"), attemptNumber: z.number().int() });
 const zDispatched = zQueued.extend({ taskKind: zTaskKind });
@@ -25,6 +33,18 @@ export const runExecutionProcedures = {
     .input(z.object({ taskKind: zTaskKind.optional() }))
     .output(zDispatched)
     .mutation(({ ctx, input }) => dispatchRun({ db: ctx.db, actor: auditActorOf(ctx.user), runId: input.runId, taskKind: input.taskKind, now: ctx.now() })),
+
+  /**
+   * Manual dispatch: a maintainer starts a run on a pull request or branch with a task kind, a
+   * stack and instructions; a repeat of one requestId returns the same run.
+   */
+  dispatchManual: repositoryProcedure("maintainer")
+    .input(zManualDispatchInput)
+    .output(zManualDispatched)
+    .mutation(({ ctx, input }) => {
+      const { repositoryId: _repositoryId, ...request } = input;
+      return dispatchManual({ db: ctx.db, actor: { userId: ctx.user.id, label: ctx.user.email }, role: ctx.role, repositoryId: ctx.repositoryId, input: request, localBranchHead, now: ctx.now() });
+    }),
 
   /** What a person may dispatch on a repository: its stacks per task kind, the stacks, and why not. */
   dispatchOptions: repositoryProcedure("viewer").query(({ ctx }) => getDispatchOptions({ db: ctx.db, repositoryId: ctx.repositoryId, role: ctx.role })),
