@@ -7,6 +7,7 @@ import { zTaskKind } from "@/server/domain/ci-events/enums";
 import { getDispatchOptions } from "@/server/domain/runs/dispatch-options";
 import { repositoryProcedure, runProcedure } from "../init";
 import { auditActorOf } from "@/server/domain/actor";
+import { zDispatchOptions } from "../outputs/runs";
 
 // The runs router's execution controls (dispatch, retry, resume, fork), kept in their own file
 // and spread into runsRouter so the run-view procedures and these evolve without colliding.
@@ -27,7 +28,7 @@ export const runExecutionProcedures = {
     .mutation(({ ctx, input }) => dispatchRun({ db: ctx.db, actor: auditActorOf(ctx.user), runId: input.runId, taskKind: input.taskKind, now: ctx.now() })),
 
   /** What a person may dispatch on a repository: its stacks per task kind, the stacks, and why not. */
-  dispatchOptions: repositoryProcedure("viewer").query(({ ctx }) => getDispatchOptions({ db: ctx.db, repositoryId: ctx.repositoryId, role: ctx.role })),
+  dispatchOptions: repositoryProcedure("viewer").output(zDispatchOptions).query(({ ctx }) => getDispatchOptions({ db: ctx.db, repositoryId: ctx.repositoryId, role: ctx.role })),
 
   /** A new attempt of a failed, cancelled or escalated run, within the stack's retry bound. */
   retry: runProcedure("maintainer")

@@ -4,6 +4,8 @@ import { zDryRunInput, zRuleIdInput, zRuleRefInput, zTriggerRuleInput, zUpdateTr
 import { getTriggerRule, listFlakyScans, listTriggerRules, getTriggerFormOptions } from "@/server/domain/triggers/rules-presenter";
 import { createTriggerRule, deleteTriggerRule, requestFlakyScan, updateTriggerRule } from "@/server/domain/triggers/rules-service";
 import { memberProcedure, router } from "../init";
+import { zDeleted } from "../outputs/shared";
+import { zTriggerFormOptions } from "../outputs/triggers";
 
 // Trigger rules: a repository's maintainers change its rules, an Airlock admin the rules for
 // every repository. The rule's repository comes from the stored row as well as the input, so the
@@ -14,7 +16,7 @@ export const triggersRouter = router({
 
   byId: memberProcedure.input(zRuleIdInput).query(({ ctx, input }) => getTriggerRule({ db: ctx.db, actor: ctx.user, ruleId: input.ruleId })),
 
-  formOptions: memberProcedure.query(({ ctx }) => getTriggerFormOptions({ db: ctx.db, actor: ctx.user })),
+  formOptions: memberProcedure.output(zTriggerFormOptions).query(({ ctx }) => getTriggerFormOptions({ db: ctx.db, actor: ctx.user })),
 
   create: memberProcedure.input(zTriggerRuleInput).mutation(({ ctx, input }) => createTriggerRule({ db: ctx.db, actor: ctx.user, input })),
 
@@ -22,6 +24,7 @@ export const triggersRouter = router({
 
   delete: memberProcedure
     .input(zRuleRefInput)
+    .output(zDeleted)
     .mutation(({ ctx, input }) => deleteTriggerRule({ db: ctx.db, actor: ctx.user, ruleId: input.ruleId, expectedVersion: input.expectedVersion })),
 
   /** A flaky-scan rule's recent scans (groups of repositories the viewer can see). */
