@@ -49,10 +49,11 @@ export const zStackOptions = z.array(zStackOption);
 export const zCreatedStack = z.object({ id: z.string(), name: z.string(), version: z.number().int(), digest: z.string() });
 export const zStackArchived = z.object({ id: z.string(), archivedAt: z.date().nullable() });
 
-export const zStackVersionDiff = z.object({
+/** Two specs' differences (server/domain/stacks/diff.ts). */
+const zStackSpecDiff = z.object({
   changes: z.array(z.object({ path: z.string(), kind: z.enum(["added", "removed", "changed"]), before: z.string().nullable(), after: z.string().nullable() })),
   promptTemplate: z.array(z.object({ op: z.enum(["same", "added", "removed"]), text: z.string() })).nullable(),
   changed: z.boolean(),
-  from: z.number().int(),
-  to: z.number().int(),
 });
+export const zStackVersionDiff = zStackSpecDiff.extend({ from: z.number().int(), to: z.number().int() });
+export const zUpdatedStack = zCreatedStack.extend({ diff: zStackSpecDiff });

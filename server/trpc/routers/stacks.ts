@@ -10,7 +10,7 @@ import {
   zUpdateStackInput,
 } from "@/server/domain/stacks/schemas";
 import { memberProcedure, repositoryProcedure, router } from "../init";
-import { zCreatedStack, zStackArchived, zStackDetail, zStackList, zStackOptions, zStackVersionDiff } from "../outputs/stacks";
+import { zCreatedStack, zUpdatedStack, zStackArchived, zStackDetail, zStackList, zStackOptions, zStackVersionDiff } from "../outputs/stacks";
 import { zStackSpec } from "@/server/domain/stacks/spec-schema";
 
 // Stacks are global: everyone with a role on some repository reads them; who may change one depends on the trigger
@@ -33,7 +33,7 @@ export const stacksRouter = router({
 
   create: memberProcedure.input(zCreateStackInput).output(zCreatedStack).mutation(({ ctx, input }) => createStack({ db: ctx.db, actor: ctx.user, input })),
 
-  update: memberProcedure.input(zUpdateStackInput).mutation(({ ctx, input }) => updateStack({ db: ctx.db, actor: ctx.user, input })),
+  update: memberProcedure.input(zUpdateStackInput).output(zUpdatedStack).mutation(({ ctx, input }) => updateStack({ db: ctx.db, actor: ctx.user, input })),
 
   archive: memberProcedure
     .input(zStackIdInput)
