@@ -47,3 +47,9 @@ export async function visibleRepositoryIds(db: Db, user: RoleSubject): Promise<s
   const roles = await repositoryRoles(db, user);
   return roles === "all" ? "all" : roles.map((r) => r.repositoryId);
 }
+
+/**
+ * The repositories a picker offers (filters, forms, settings): the visible ones not removed. A
+ * removed repository's history stays readable where it is shown; nothing new is aimed at it.
+ */
+export const pickableRepositoryWhere = (visible: string[] | "all") => (visible === "all" ? { removedAt: null } : { id: { in: visible }, removedAt: null });

@@ -33,6 +33,32 @@ const errors = {
   "404": { description: "No such object", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
 };
 
+/**
+ * A JSON Schema with zod's `$defs` (recursive shapes such as a proof tree or a condition) moved
+ * into `components.schemas` under names prefixed by the operation, and its `#/$defs/...` refs
+ * pointed there: OpenAPI resolves a ref against the document, where a nested `$defs` has no home.
+ */
+export function hoistDefs(schema: Schema, prefix: string, components: Record<string, Schema>): Schema {
+  const { $defs, $schema: _dialect, ...rest } = schema as Schema & { $defs?: Record<string, Schema>; $schema?: string };
+  const rename = (name: string) => `${prefix}_${name.replace(/[^A-Za-z0-9._-]/g, "_")}`;
+  const rewrite = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(rewrite);
+    if (!value || typeof value !== "object") return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, k === "$ref" && typeof v === "string" && v.startsWith("#/$defs/") ? `#/components/schemas/${rename(v.slice("#/$defs/".length))}` : rewrite(v)]),
+    );
+  };
+  for (const [name, def] of Object.entries($defs ?? {})) components[rename(name)] = rewrite(def) as Schema;
+  const root = rewrite(rest) as Schema;
+  // A schema that refers to itself as a whole ("#") becomes a component of its own.
+  if (!JSON.stringify(root).includes('"$ref":"#"')) return root;
+  const self = { $ref: `#/components/schemas/${prefix}` };
+  const selfRef = (value: unknown): unknown =>
+    Array.isArray(value) ? value.map(selfRef) : value && typeof value === "object" ? Object.fromEntries(Object.entries(value).map(([k, v]) => (k === "$ref" && v === "#" ? [k, self.$ref] : [k, selfRef(v)]))) : value;
+  components[prefix] = selfRef(root) as Schema;
+  return self;
+}
+
 /** An operation id from a path: GET /runs/{runId}/events → getRunsRunIdEvents. */
 const operationId = (route: RestRoute) =>
   route.method.toLowerCase() +
@@ -42,13 +68,13 @@ const operationId = (route: RestRoute) =>
     .map((s) => s[0]!.toUpperCase() + s.slice(1))
     .join("");
 
-function operation(route: RestRoute) {
+function operation(route: RestRoute, components: Record<string, Schema>) {
   const names = pathParams(route.path);
   const parameters: Schema[] = names.map((name) => ({ name, in: "path", required: true, schema: { type: "string", minLength: 1, maxLength: 100 } }));
   let requestBody: Schema | undefined;
   let success: Schema = { description: route.produces?.description ?? "OK", content: { [route.produces?.type ?? "application/json"]: { schema: {} } } };
   if (route.procedure) {
-    const input = jsonSchemaOf(procedureInput(route.procedure, names), "input");
+    const input = hoistDefs(jsonSchemaOf(procedureInput(route.procedure, names), "input"), `${operationId(route)}Input`, components);
     const properties = (input.properties ?? {}) as Record<string, Schema>;
     const required = new Set((input.required ?? []) as string[]);
     if (route.method === "GET") {
@@ -59,7 +85,7 @@ function operation(route: RestRoute) {
     const output = procedureOutput(route.procedure);
     success = {
       description: output ? "OK" : `The ${procedureKind(route.procedure)} ${route.procedure}'s result as JSON`,
-      content: { "application/json": { schema: output ? jsonSchemaOf(output, "output") : { type: "object" } } },
+      content: { "application/json": { schema: output ? hoistDefs(jsonSchemaOf(output, "output"), `${operationId(route)}Output`, components) : { type: "object" } } },
     };
   }
   for (const q of route.query ?? []) parameters.push({ name: q.name, in: "query", required: false, description: q.description, schema: q.schema });
@@ -79,7 +105,8 @@ function operation(route: RestRoute) {
 
 export function openApiDocument(origin: string) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of restRoutes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
+  const schemas: Record<string, Schema> = { Error: errorSchema };
+  for (const route of restRoutes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, schemas);
   return {
     openapi: "3.1.0",
     info: {
@@ -102,7 +129,7 @@ export function openApiDocument(origin: string) {
     paths,
     components: {
       securitySchemes: { apiToken: { type: "http", scheme: "bearer", description: "An Airlock API token" } },
-      schemas: { Error: errorSchema },
+      schemas,
     },
   };
 }

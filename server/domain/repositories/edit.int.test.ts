@@ -136,6 +136,9 @@ describe("removing a repository", () => {
     // Not listed; not editable; not enabled again; its former members see nothing; the name stays taken.
     expect((await callerFor(admin).repositorySettings.list()).map((r) => r.id)).not.toContain(repo.id);
     expect((await callerFor(repoAdmin).repositorySettings.list()).map((r) => r.id)).not.toContain(repo.id);
+    // Nor offered by a picker (run and approval filters, the stack preview, the trigger form).
+    expect((await callerFor(admin).repositories.mine()).map((r) => r.id)).not.toContain(repo.id);
+    expect((await callerFor(admin).triggers.formOptions()).repositories.map((r) => r.id)).not.toContain(repo.id);
     expect(["FORBIDDEN", "NOT_FOUND"]).toContain((await refusal(callerFor(repoAdmin).repositorySettings.get({ repositoryId: repo.id }))).code);
     expect((await refusal(callerFor(admin).repositorySettings.setEnabled({ repositoryId: repo.id, enabled: true }))).code).toBe("CONFLICT");
     expect((await refusal(callerFor(admin).repositorySettings.updateDetails(detailsInput(row)))).code).toBe("CONFLICT");

@@ -1,5 +1,5 @@
 import type { Db } from "@/server/db";
-import { repositoryRole, roleAtLeast, visibleRepositoryIds } from "@/server/auth/roles";
+import { pickableRepositoryWhere, repositoryRole, roleAtLeast, visibleRepositoryIds } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
 import type { UserActor } from "../actor";
 import { bareRepoPath } from "@/server/forges/local/repositories";
@@ -10,10 +10,20 @@ import { policyOf } from "./settings-service";
 // What the settings pages show: the repositories a user can see with their role, and one
 // repository's policy and members, with whether (and why not) the user may change them.
 
+/** The repositories the pickers offer (run and approval filters, the stack preview), with the user's role on each. */
+export async function listPickableRepositories(opts: { db: Db; actor: UserActor }) {
+  const repos = await opts.db.repository.findMany({
+    where: pickableRepositoryWhere(await visibleRepositoryIds(opts.db, opts.actor)),
+    orderBy: { fullName: "asc" },
+    select: { id: true, fullName: true, forge: true, memberships: { where: { userId: opts.actor.id }, select: { role: true } } },
+  });
+  return repos.map(({ memberships, ...r }) => ({ ...r, role: opts.actor.isAdmin ? ("admin" as const) : (memberships[0]?.role ?? "viewer") }));
+}
+
 export async function settingsRepositories(opts: { db: Db; actor: UserActor }) {
   const visible = await visibleRepositoryIds(opts.db, opts.actor);
   const repos = await opts.db.repository.findMany({
-    where: visible === "all" ? { removedAt: null } : { id: { in: visible }, removedAt: null },
+    where: pickableRepositoryWhere(visible),
     orderBy: { fullName: "asc" },
     select: {
       id: true,

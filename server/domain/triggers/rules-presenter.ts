@@ -1,5 +1,5 @@
 import type { Db } from "@/server/db";
-import { repositoryRole, roleAtLeast, visibleRepositoryIds } from "@/server/auth/roles";
+import { pickableRepositoryWhere, repositoryRole, roleAtLeast, visibleRepositoryIds } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
 import { repositoriesWithRole } from "../repositories/access";
 import type { UserActor } from "../actor";
@@ -57,7 +57,7 @@ export async function getTriggerFormOptions(opts: { db: Db; actor: UserActor }) 
   const visible = await visibleRepositoryIds(opts.db, opts.actor);
   const [repositories, stacks] = await Promise.all([
     opts.db.repository.findMany({
-      where: visible === "all" ? {} : { id: { in: visible } },
+      where: pickableRepositoryWhere(visible),
       orderBy: { fullName: "asc" },
       select: { id: true, fullName: true, autoRunOnFailedCheck: true, memberships: { where: { userId: opts.actor.id }, select: { role: true } } },
     }),

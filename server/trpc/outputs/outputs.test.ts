@@ -2,21 +2,56 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { appRouter } from "@/server/trpc/root";
 
-// What reaches the browser is declared: every procedure of the routers whose answers carry the
-// most sensitive data has an `.output()` schema, and no schema in it lets an undeclared key
+// What reaches the browser is declared: every procedure of the app router has an `.output()`
+// schema, so a new procedure without one fails here, and no schema lets an undeclared key
 // through (a loose object or a record of anything would pass a secret added by mistake along).
 // outputs.int.test.ts shows the schemas strip such a key from real answers.
 
-const DECLARED = ["apiTokens.", "users.", "invitation.", "githubApp.", "pools."];
-// Of the approvals router, all but byId (its presented JSON changes shape with #19's write-back
-// kinds) and retryWriteBack (the write-backs area, being changed in another branch).
-const DECLARED_PATHS = ["approvals.list", "approvals.counts", "approvals.approve", "approvals.reject", "approvals.overridePushProtection"];
-// The stacks pages' reads (the writes and previews come next).
-DECLARED_PATHS.push("stacks.list", "stacks.byId", "stacks.options", "stacks.versionSpec", "stacks.diff");
+// Procedures that answer open JSON on purpose. None today: a stored JSON column goes out
+// through its own schema (storedJson). A name here needs a comment saying why it is open.
+const OPEN_BY_DESIGN: string[] = [];
+
+// Procedures still without a schema (#16 item 5, in progress): this list only shrinks. A
+// procedure added to the router is not added here; it declares its output.
+const NOT_YET = [
+  "runs.list",
+  "runs.byId",
+  "runs.events",
+  "runs.artifact",
+  "policies.list",
+  "policies.byKind",
+  "policies.check",
+  "policies.tryIt",
+  "policies.save",
+  "policies.versions",
+  "policies.diff",
+  "proofs.byRun",
+  "proofs.byId",
+  "proofs.recheck",
+  "metrics.overview",
+  "metrics.series",
+  "stacks.previewSources",
+  "stacks.preview",
+  "triggers.dryRun",
+  "repositorySettings.list",
+  "repositorySettings.installationCandidates",
+  "repositorySettings.get",
+  "repositorySettings.updatePolicy",
+  "fixLoops.byBranch",
+  "fixLoops.byRun",
+  "notifications.list",
+  "triage.byRun",
+  "configFiles.exportStacks",
+  "configFiles.applyStacks",
+  "configFiles.exportTriggers",
+  "configFiles.applyTriggers",
+  "audit.list",
+  "deliveries.list",
+];
 
 type ProcedureDef = { _def: { output?: z.ZodType; type: string } };
 const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, ProcedureDef>);
-const declared = procedures.filter(([path]) => DECLARED.some((prefix) => path.startsWith(prefix)) || DECLARED_PATHS.includes(path));
+const declared = procedures.filter(([, p]) => p._def.output);
 
 /** Paths inside `schema` where an object accepts keys it does not name. */
 function openings(schema: z.ZodType, at = "$", seen = new Set<z.ZodType>()): string[] {
@@ -41,19 +76,22 @@ function openings(schema: z.ZodType, at = "$", seen = new Set<z.ZodType>()): str
     case "intersection":
       return [...child(def.left, at), ...child(def.right, at)];
     case "pipe":
-      return [...child(def.in, at), ...child(def.out, at)];
+      // What is sent is the pipe's output (storedJson: any JSON in, its schema out).
+      return child(def.out, at);
     default:
       return "innerType" in def ? child(def.innerType, at) : [];
   }
 }
 
 describe("declared outputs", () => {
-  it("covers the routers it names", () => {
-    expect(declared.map(([path]) => path)).toEqual(expect.arrayContaining(["apiTokens.list", "apiTokens.create", "users.list", "invitation.lookup", "githubApp.get", "pools.settings", ...DECLARED_PATHS]));
+  it("every procedure declares an output schema, but those listed", () => {
+    const missing = procedures.filter(([, p]) => !p._def.output).map(([path]) => path);
+    expect(missing.filter((path) => !OPEN_BY_DESIGN.includes(path) && !NOT_YET.includes(path))).toEqual([]);
   });
 
-  it("every procedure of those routers declares an output schema", () => {
-    expect(declared.filter(([, p]) => !p._def.output).map(([path]) => path)).toEqual([]);
+  it("lists only procedures that exist and still lack a schema", () => {
+    const paths = new Map(procedures);
+    expect([...OPEN_BY_DESIGN, ...NOT_YET].filter((path) => !paths.has(path) || paths.get(path)!._def.output)).toEqual([]);
   });
 
   it("no output schema lets an undeclared key through", () => {
@@ -64,5 +102,6 @@ describe("declared outputs", () => {
     expect(openings(z.object({ a: z.array(z.looseObject({ b: z.string() })) }))).toEqual(["$.a[] (loose)"]);
     expect(openings(z.object({ a: z.record(z.string(), z.string()).nullable() }))).toEqual(["$.a (record)"]);
     expect(openings(z.strictObject({ a: z.string() }))).toEqual([]);
+    expect(openings(z.object({ a: z.unknown().pipe(z.object({ b: z.string() })) }))).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { GrantPoolScope, NetworkMode, PoolKind, TaskKind, TrustTier } from "@/server/db/generated/enums";
+import { zRight } from "./shared";
 
 // What /settings/pools sends to the browser (server/domain/pools/): pools, service accounts and
 // grants by name, never a secret's or config map's value. A column added to one of these tables
@@ -58,12 +59,10 @@ const zReceivers = z.array(z.object({ poolId: z.string(), pool: z.string(), trus
 const zGrantView = { stackName: z.string().nullable(), receivers: zReceivers };
 
 export const zPoolSettings = z.object({
-  canEdit: z.discriminatedUnion("allowed", [z.object({ allowed: z.literal(true), reason: z.null() }), z.object({ allowed: z.literal(false), reason: z.string() })]),
+  canEdit: zRight,
   pools: z.array(zRunnerPool.extend({ runtimeServiceAccount: zServiceAccountRef, runnerServiceAccount: zServiceAccountRef })),
   serviceAccounts: z.array(zServiceAccount.extend({ usedBy: z.array(z.string()) })),
   secretGrants: z.array(zSecretGrant.extend(zGrantView)),
   configGrants: z.array(zConfigGrant.extend(zGrantView)),
   stacks: z.array(z.object({ id: z.string(), name: z.string() })),
 });
-
-export const zDeleted = z.object({ id: z.string() });

@@ -11,7 +11,8 @@ import { AppError } from "@/server/errors";
 import { bareRepoPath, resolveRevision } from "@/server/forges/local/repositories";
 import { protectedProcedure, requireRepositoryRole, router } from "../init";
 import { auditActorOf } from "@/server/domain/actor";
-import { zApprovalCounts, zApprovalList, zApproved, zPushProtectionOverridden, zRejected } from "../outputs/approvals";
+import { zApprovalCounts, zApprovalDetail, zApprovalList, zApproved, zPushProtectionOverridden, zRejected } from "../outputs/approvals";
+import { zRetriedWriteBack } from "../outputs/write-backs";
 
 // The approvals gate's procedures: validate, authorise (viewer to read, maintainer to decide;
 // the domain re-checks inside its transaction), call the domain.
@@ -44,7 +45,7 @@ export const approvalsRouter = router({
       return countApprovals({ db: ctx.db, repositoryIds: await visibleRepositoryIds(ctx.db, ctx.user), input, now: ctx.now() });
     }),
 
-  byId: protectedProcedure.input(zApprovalId).query(async ({ ctx, input }) => {
+  byId: protectedProcedure.input(zApprovalId).output(zApprovalDetail).query(async ({ ctx, input }) => {
     const role = await requireRepositoryRole(ctx, await approvalRepository(ctx.db, input.approvalId), "viewer");
     const detail = await getApprovalDetail({ db: ctx.db, approvalId: input.approvalId });
     const twoPerson = await twoPersonRefusal(ctx.db, { run: detail.run, twoPersonRule: detail.run.repository.twoPersonRule, userId: ctx.user.id });
@@ -76,7 +77,7 @@ export const approvalsRouter = router({
       return overridePushProtection({ db: ctx.db, actor: ctx.user, approvalId: input.approvalId, reason: input.reason, now: ctx.now() });
     }),
 
-  retryWriteBack: protectedProcedure.input(z.object({ writeBackId: z.string().min(1).max(100) })).mutation(async ({ ctx, input }) => {
+  retryWriteBack: protectedProcedure.input(z.object({ writeBackId: z.string().min(1).max(100) })).output(zRetriedWriteBack).mutation(async ({ ctx, input }) => {
     const wb = await ctx.db.writeBack.findUnique({ where: { id: input.writeBackId }, select: { run: { select: { repositoryId: true } } } });
     if (!wb) throw new AppError("NOT_FOUND", "No such write-back.");
     const role = await requireRepositoryRole(ctx, wb.run.repositoryId, "maintainer");

@@ -18,6 +18,7 @@ export const fixLoopsRouter = router({
 
   reopen: repositoryProcedure("maintainer")
     .input(zBranch)
+    .output(z.object({ branch: z.string(), resetAt: z.date(), labelWriteBackId: z.string().nullable() }))
     .mutation(({ ctx, input }) =>
       reopenForAgents({ db: ctx.db, actor: auditActorOf(ctx.user), repositoryId: input.repositoryId, branch: input.branch, now: ctx.now() }),
     ),

@@ -3,6 +3,7 @@ import { visibleRepositoryIds } from "@/server/auth/roles";
 import { listNotifications, markAllRead, markRead, unreadCount } from "@/server/domain/notifications/inbox";
 import { decodeCursor, encodeCursor } from "@/server/domain/runs/list";
 import { protectedProcedure, requireRepositoryRole, router } from "../init";
+import { zUpdated } from "../outputs/shared";
 
 const zId = z.string().min(1).max(100);
 
@@ -30,12 +31,13 @@ export const notificationsRouter = router({
       return { items: page.items, nextCursor: page.next ? encodeCursor(page.next) : null };
     }),
 
-  unreadCount: protectedProcedure.query(async ({ ctx }) =>
+  unreadCount: protectedProcedure.output(z.number().int()).query(async ({ ctx }) =>
     unreadCount({ db: ctx.db, userId: ctx.user.id, repositoryIds: await visibleRepositoryIds(ctx.db, ctx.user) }),
   ),
 
   markRead: protectedProcedure
     .input(z.object({ ids: z.array(zId).min(1).max(200) }))
+    .output(zUpdated)
     .mutation(async ({ ctx, input }) =>
       markRead({ db: ctx.db, userId: ctx.user.id, repositoryIds: await visibleRepositoryIds(ctx.db, ctx.user), ids: input.ids }),
     ),
@@ -43,6 +45,7 @@ export const notificationsRouter = router({
   markAllRead: protectedProcedure
     // The newest notification the user was shown; absent, everything up to now.
     .input(z.object({ upTo: z.date().optional() }))
+    .output(zUpdated)
     .mutation(async ({ ctx, input }) =>
       markAllRead({
         db: ctx.db,

@@ -21,7 +21,8 @@ import {
   updateServiceAccount,
 } from "@/server/domain/pools/pools-service";
 import { adminProcedure, memberProcedure, router } from "../init";
-import { zConfigGrant, zDeleted, zPoolSettings, zRunnerPool, zSecretGrant, zServiceAccount } from "../outputs/pools";
+import { zDeleted } from "../outputs/shared";
+import { zConfigGrant, zPoolSettings, zRunnerPool, zSecretGrant, zServiceAccount } from "../outputs/pools";
 
 // Runner pools, service accounts and grants: everyone with a role reads them (names only); only an
 // Airlock admin changes them. The services check again, and keep the trust rules.

@@ -25,6 +25,7 @@ import { env } from "@/server/env";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { adminProcedure, protectedProcedure, repositoryProcedure, router } from "../init";
+import { zMembership, zRemovedMember } from "../outputs/repositories";
 
 // A repository's settings: its viewers read them; its admins (or an Airlock admin) change the
 // policy and the members. The services check the role again inside their transactions.
@@ -63,14 +64,16 @@ export const repositorySettingsRouter = router({
     .input(zUpdateRepositoryPolicyInput)
     .mutation(({ ctx, input }) => updateRepositoryPolicy({ db: ctx.db, actor: ctx.user, input })),
 
-  addMember: repositoryProcedure("admin").input(zAddMemberInput).mutation(({ ctx, input }) => addMember({ db: ctx.db, actor: ctx.user, input })),
+  addMember: repositoryProcedure("admin").input(zAddMemberInput).output(zMembership).mutation(({ ctx, input }) => addMember({ db: ctx.db, actor: ctx.user, input })),
 
   changeMemberRole: repositoryProcedure("admin")
     .input(zChangeMemberInput)
+    .output(zMembership)
     .mutation(({ ctx, input }) => changeMemberRole({ db: ctx.db, actor: ctx.user, input })),
 
   removeMember: repositoryProcedure("admin")
     .input(zRemoveMemberInput)
+    .output(zRemovedMember)
     .mutation(({ ctx, input }) => removeMember({ db: ctx.db, actor: ctx.user, input })),
 
   /** Its admins disable (with a reason) or enable it; a disabled repository dispatches nothing. */

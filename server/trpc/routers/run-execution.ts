@@ -12,6 +12,7 @@ import { dispatchManual, zManualDispatchInput, type LocalBranchHead } from "@/se
 import { env } from "@/server/env";
 import { bareRepoPath, resolveRevision } from "@/server/forges/local/repositories";
 import { zManualDispatched } from "../outputs/manual-dispatch";
+import { zDispatchOptions } from "../outputs/runs";
 
 // The runs router's execution controls (dispatch, retry, resume, fork), kept in their own file
 // and spread into runsRouter so the run-view procedures and these evolve without colliding.
@@ -47,7 +48,7 @@ export const runExecutionProcedures = {
     }),
 
   /** What a person may dispatch on a repository: its stacks per task kind, the stacks, and why not. */
-  dispatchOptions: repositoryProcedure("viewer").query(({ ctx }) => getDispatchOptions({ db: ctx.db, repositoryId: ctx.repositoryId, role: ctx.role })),
+  dispatchOptions: repositoryProcedure("viewer").output(zDispatchOptions).query(({ ctx }) => getDispatchOptions({ db: ctx.db, repositoryId: ctx.repositoryId, role: ctx.role })),
 
   /** A new attempt of a failed, cancelled or escalated run, within the stack's retry bound. */
   retry: runProcedure("maintainer")

@@ -8,6 +8,7 @@ import { zAttachContextInput } from "@/server/domain/runs/schemas";
 import { protectedProcedure, requireRepositoryRole, router, runProcedure } from "../init";
 import { runExecutionProcedures } from "./run-execution";
 import { auditActorOf } from "@/server/domain/actor";
+import { zCancelled, zEventSearch, zRunCounts, zRunFilterOptions } from "../outputs/runs";
 
 const zSeq = z.number().int().positive();
 
@@ -20,13 +21,13 @@ export const runsRouter = router({
     return listRuns({ db: ctx.db, repositoryIds, input });
   }),
 
-  counts: protectedProcedure.input(zRunListFilter.omit({ status: true })).query(async ({ ctx, input }) => {
+  counts: protectedProcedure.input(zRunListFilter.omit({ status: true })).output(zRunCounts).query(async ({ ctx, input }) => {
     if (input.repositoryId) await requireRepositoryRole(ctx, input.repositoryId, "viewer");
     const repositoryIds = await visibleRepositoryIds(ctx.db, ctx.user);
     return countRunsByStatus({ db: ctx.db, repositoryIds, filter: input });
   }),
 
-  filterOptions: protectedProcedure.query(async ({ ctx }) =>
+  filterOptions: protectedProcedure.output(zRunFilterOptions).query(async ({ ctx }) =>
     getRunFilterOptions({ db: ctx.db, repositoryIds: await visibleRepositoryIds(ctx.db, ctx.user) }),
   ),
 
@@ -40,6 +41,7 @@ export const runsRouter = router({
 
   searchEvents: runProcedure("viewer")
     .input(z.object({ query: z.string().trim().min(1).max(200) }))
+    .output(zEventSearch)
     .query(({ ctx, input }) => searchRunEvents({ db: ctx.db, runId: input.runId, query: input.query })),
 
   artifact: runProcedure("viewer")
@@ -48,6 +50,7 @@ export const runsRouter = router({
 
   cancel: runProcedure("maintainer")
     .input(z.object({ reason: z.string().trim().max(500).optional() }))
+    .output(zCancelled)
     .mutation(({ ctx, input }) =>
       cancelRun({
         db: ctx.db,

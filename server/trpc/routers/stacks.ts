@@ -10,7 +10,7 @@ import {
   zUpdateStackInput,
 } from "@/server/domain/stacks/schemas";
 import { memberProcedure, repositoryProcedure, router } from "../init";
-import { zStackDetail, zStackList, zStackOptions, zStackVersionDiff } from "../outputs/stacks";
+import { zCreatedStack, zUpdatedStack, zStackArchived, zStackDetail, zStackList, zStackOptions, zStackVersionDiff } from "../outputs/stacks";
 import { zStackSpec } from "@/server/domain/stacks/spec-schema";
 
 // Stacks are global: everyone with a role on some repository reads them; who may change one depends on the trigger
@@ -31,16 +31,18 @@ export const stacksRouter = router({
 
   diff: memberProcedure.input(zStackDiffInput).output(zStackVersionDiff).query(({ ctx, input }) => diffStackVersions({ db: ctx.db, ...input })),
 
-  create: memberProcedure.input(zCreateStackInput).mutation(({ ctx, input }) => createStack({ db: ctx.db, actor: ctx.user, input })),
+  create: memberProcedure.input(zCreateStackInput).output(zCreatedStack).mutation(({ ctx, input }) => createStack({ db: ctx.db, actor: ctx.user, input })),
 
-  update: memberProcedure.input(zUpdateStackInput).mutation(({ ctx, input }) => updateStack({ db: ctx.db, actor: ctx.user, input })),
+  update: memberProcedure.input(zUpdateStackInput).output(zUpdatedStack).mutation(({ ctx, input }) => updateStack({ db: ctx.db, actor: ctx.user, input })),
 
   archive: memberProcedure
     .input(zStackIdInput)
+    .output(zStackArchived)
     .mutation(({ ctx, input }) => archiveStack({ db: ctx.db, actor: ctx.user, stackId: input.stackId, now: ctx.now() })),
 
   restore: memberProcedure
     .input(zStackIdInput)
+    .output(zStackArchived)
     .mutation(({ ctx, input }) => restoreStack({ db: ctx.db, actor: ctx.user, stackId: input.stackId })),
 
   /** Recent runs and failed jobs of a repository, to preview a stack against. */

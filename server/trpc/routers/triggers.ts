@@ -4,29 +4,33 @@ import { zDryRunInput, zRuleIdInput, zRuleRefInput, zTriggerRuleInput, zUpdateTr
 import { getTriggerRule, listFlakyScans, listTriggerRules, getTriggerFormOptions } from "@/server/domain/triggers/rules-presenter";
 import { createTriggerRule, deleteTriggerRule, requestFlakyScan, updateTriggerRule } from "@/server/domain/triggers/rules-service";
 import { memberProcedure, router } from "../init";
+import { zDeleted } from "../outputs/shared";
+import { zFlakyScans, zTriggerFormOptions, zTriggerRuleDetail, zTriggerRuleList, zTriggerRuleRow } from "../outputs/triggers";
 
 // Trigger rules: a repository's maintainers change its rules, an Airlock admin the rules for
 // every repository. The rule's repository comes from the stored row as well as the input, so the
 // services check the roles (server/domain/triggers/rules-service.ts).
 
 export const triggersRouter = router({
-  list: memberProcedure.query(({ ctx }) => listTriggerRules({ db: ctx.db, actor: ctx.user })),
+  list: memberProcedure.output(zTriggerRuleList).query(({ ctx }) => listTriggerRules({ db: ctx.db, actor: ctx.user })),
 
-  byId: memberProcedure.input(zRuleIdInput).query(({ ctx, input }) => getTriggerRule({ db: ctx.db, actor: ctx.user, ruleId: input.ruleId })),
+  byId: memberProcedure.input(zRuleIdInput).output(zTriggerRuleDetail).query(({ ctx, input }) => getTriggerRule({ db: ctx.db, actor: ctx.user, ruleId: input.ruleId })),
 
-  formOptions: memberProcedure.query(({ ctx }) => getTriggerFormOptions({ db: ctx.db, actor: ctx.user })),
+  formOptions: memberProcedure.output(zTriggerFormOptions).query(({ ctx }) => getTriggerFormOptions({ db: ctx.db, actor: ctx.user })),
 
-  create: memberProcedure.input(zTriggerRuleInput).mutation(({ ctx, input }) => createTriggerRule({ db: ctx.db, actor: ctx.user, input })),
+  create: memberProcedure.input(zTriggerRuleInput).output(zTriggerRuleRow).mutation(({ ctx, input }) => createTriggerRule({ db: ctx.db, actor: ctx.user, input })),
 
-  update: memberProcedure.input(zUpdateTriggerRuleInput).mutation(({ ctx, input }) => updateTriggerRule({ db: ctx.db, actor: ctx.user, input })),
+  update: memberProcedure.input(zUpdateTriggerRuleInput).output(zTriggerRuleRow).mutation(({ ctx, input }) => updateTriggerRule({ db: ctx.db, actor: ctx.user, input })),
 
   delete: memberProcedure
     .input(zRuleRefInput)
+    .output(zDeleted)
     .mutation(({ ctx, input }) => deleteTriggerRule({ db: ctx.db, actor: ctx.user, ruleId: input.ruleId, expectedVersion: input.expectedVersion })),
 
   /** A flaky-scan rule's recent scans (groups of repositories the viewer can see). */
   scans: memberProcedure
     .input(zRuleIdInput.extend({ limit: z.int().min(1).max(50).default(10) }))
+    .output(zFlakyScans)
     .query(({ ctx, input }) => listFlakyScans({ db: ctx.db, actor: ctx.user, ruleId: input.ruleId, limit: input.limit })),
 
   /** "Scan now": queues the rule's scan at this minute (once per minute). */

@@ -6,6 +6,7 @@ import { maxPrNotesChars, requestOpenPr } from "@/server/domain/writebacks/open-
 import { requestPublishRelease } from "@/server/domain/writebacks/publish-release";
 import { AppError } from "@/server/errors";
 import { router, runProcedure } from "../init";
+import { zWriteBackRequested } from "../outputs/write-backs";
 
 // Write-backs a person asks for from the run page: validate, require the maintainer role on the
 // run's repository (runProcedure), call the domain. The change gate decides whether a person
@@ -13,10 +14,7 @@ import { router, runProcedure } from "../init";
 
 const actorOf = (user: { id: string; email: string }) => ({ userId: user.id, label: user.email });
 
-const zRequested = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("approval"), approvalId: z.string(), reason: z.string() }),
-  z.object({ kind: z.literal("direct"), writeBackId: z.string(), reason: z.string() }),
-]);
+const zRequested = zWriteBackRequested;
 
 export const writeBacksRouter = router({
   /** "Post diagnosis as a comment": the diagnosis summary on the run's PR, through the change gate. */
