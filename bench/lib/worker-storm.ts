@@ -81,7 +81,7 @@ async function recordStorm(db: PrismaClient, repos: StormRepos, units: number, p
     db.$executeRaw`SELECT count(*) FROM graphile_worker.add_jobs(ARRAY(
       SELECT ROW('delivery.evaluate', p::json, NULL, NULL, 10, NULL, NULL, NULL)::graphile_worker.job_spec
       FROM unnest(${queue ? payloads : []}::text[]) AS p))`,
-  ]);
+  ], { timeout: 120_000, maxWait: 120_000 });
   // Without a queue (the bare handler's rows) the jobs are what the caller runs itself.
   return { shas, ids: deliveries.map((d) => d.deliveryId), jobs };
 }
