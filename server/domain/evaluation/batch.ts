@@ -9,7 +9,6 @@
 // delivery's outcome is its own entry: one that throws (a poison delivery) fails alone and
 // graphile-worker re-queues only the failed entries (its batch-job contract), while the others
 // are stored.
-import type { Db } from "@/server/db";
 import type { DeliveryOutcome } from "@/server/db/generated/enums";
 import { decideEarly, evaluateInFull, readDeliveries, recordFinal, type EarlyDecision, type EvaluateOptions, type EvaluationResult, type PendingDelivery } from "./evaluate";
 
