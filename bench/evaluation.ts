@@ -24,7 +24,7 @@
 // its transaction: records, triage, notification, the delivery's outcome) and one that dispatches
 // 37-38: the cut is fewer statements per delivery, not faster code.
 //
-//   npm run bench -- evaluation [--deliveries 150] [--trace] [--cpu-prof] [--units 60] [--workers 1,2,4]
+//   npm run bench -- evaluation [--deliveries 150] [--trace] [--cpu-prof] [--units 60] [--workers 1,2,4] [--batch 64]
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, statSync } from "node:fs";
@@ -66,6 +66,8 @@ const WORKER_COUNTS = (() => {
   return list.every((n) => Number.isInteger(n) && n >= 0 && n <= 8) ? list.filter((n) => n > 0) : [1, 2, 4];
 })();
 const WARMUP = 20;
+// --batch N: deliveries per job in the storm's batched rows (ingest's DELIVERY_BATCH_MAX by default).
+const BATCH = Math.min(arg("batch", 64), 64);
 // --trace: print the statements of each shape's first measured delivery (to stderr).
 const TRACE = process.argv.includes("--trace");
 
@@ -169,10 +171,14 @@ async function main() {
     return shapesOk;
   }
 
-  const storm = await stormRows({ db, repos: { busy: busy.fullName, quiet: quiet.fullName }, units: UNITS, workerCounts: WORKER_COUNTS, evaluate: (deliveryId) => evaluateDeliveryTask({ deliveryId }, { db }) });
+  const evaluateJob = async (ids: readonly string[], batched: boolean) => {
+    const out = await evaluateDeliveryTask(batched ? ids.map((deliveryId) => ({ deliveryId })) : { deliveryId: ids[0] }, { db });
+    if (Array.isArray(out)) await Promise.all(out);
+  };
+  const storm = await stormRows({ db, repos: { busy: busy.fullName, quiet: quiet.fullName }, units: UNITS, workerCounts: WORKER_COUNTS, batch: BATCH, evaluate: evaluateJob });
   console.log(`\nA storm backlog of ${UNITS * 10} deliveries (per 10: one failure that dispatches sent as 5 delivery ids, its first job queued twice; 3 failures no rule matches; 2 releases no rule wants),`);
-  console.log(`queued at once and evaluated by the bare handler here, then by N worker processes (graphile-worker). Load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}.`);
-  const srow = (cells: (string | number)[]) => console.log(cells.map((c, i) => String(c).padEnd(i === 0 ? 34 : 15)).join(""));
+  console.log(`queued at once and evaluated by the bare handler here, then by N worker processes (graphile-worker); "k per job": deliveries one job names. Load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}.`);
+  const srow = (cells: (string | number)[]) => console.log(cells.map((c, i) => String(c).padEnd(i === 0 ? 36 : 15)).join(""));
   srow(["", "deliveries/s", "seconds", "worker CPU ms", "PostgreSQL ms", "DB bytes", "dedupe"]);
   for (const r of storm) srow([r.label, r.rate.toFixed(0), r.seconds.toFixed(1), r.workerCpuMs.toFixed(2), r.databaseCpuMs.toFixed(2), r.bytes.toFixed(0), `${r.exact ? "exact" : "NOT EXACT"}: ${r.note}`]);
   console.log("(CPU ms and DB bytes per delivery; worker CPU: all worker processes together, from /proc; DB bytes: growth of pg_database_size.)");

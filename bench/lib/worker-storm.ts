@@ -1,6 +1,7 @@
 // The evaluation bench's second part: one storm backlog (duplicates and redelivered jobs
-// included) evaluated by the bare handler in the bench's own process, then by 1, 2 and 4 real
-// worker processes (`node --import tsx server/queue/worker.ts`, graphile-worker sharing the jobs),
+// included) evaluated by the bare handler in the bench's own process, one delivery per job (the
+// reference) and in batches, then by 1 real worker process one per job, and by 1, 2 and 4 in
+// batches (`node --import tsx server/queue/worker.ts`, graphile-worker sharing the jobs),
 // with the rate, the CPU seconds per delivery of the workers and of PostgreSQL (/proc), and the
 // storm's dedupe checked in every row.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -51,27 +52,37 @@ function unit(repos: StormRepos) {
   return { sha, rows };
 }
 
-/** Records `units` storm units and queues their jobs in one transaction; returns what to check. */
-async function recordStorm(db: PrismaClient, repos: StormRepos, units: number, prefix: string, queue = true) {
+/**
+ * Records `units` storm units and queues their jobs in one transaction; returns what to check.
+ * `batch` > 1: the jobs name up to `batch` deliveries each (array payloads, as ingest queues
+ * them); 1: one job per delivery (the reference). Redelivered jobs go last, in another batch.
+ */
+async function recordStorm(db: PrismaClient, repos: StormRepos, units: number, prefix: string, batch: number, queue = true) {
   const shas: string[] = [];
   const deliveries: { deliveryId: string; source: "github"; event: string; action: string; payload: object; outcome: "received"; receivedAt: Date }[] = [];
-  const jobs: string[] = [];
+  const first: string[] = [];
+  const again: string[] = [];
   for (let u = 0; u < units; u++) {
     const { sha, rows } = unit(repos);
     shas.push(sha);
     for (const [i, r] of rows.entries()) {
       const deliveryId = `${prefix}-${u}-${i}`;
       deliveries.push({ deliveryId, source: "github", event: r.event, action: r.action, payload: r.payload, outcome: "received", receivedAt: new Date() });
-      for (let j = 0; j < r.jobs; j++) jobs.push(deliveryId);
+      first.push(deliveryId);
+      for (let j = 1; j < r.jobs; j++) again.push(deliveryId);
     }
   }
+  const ids = [...first, ...again];
+  const jobs: string[][] = [];
+  for (let i = 0; i < ids.length; i += batch) jobs.push(ids.slice(i, i + batch));
+  const payloads = jobs.map((j) => JSON.stringify(batch === 1 ? { deliveryId: j[0] } : j.map((deliveryId) => ({ deliveryId }))));
   await db.$transaction([
     db.webhookDelivery.createMany({ data: deliveries }),
     db.$executeRaw`SELECT count(*) FROM graphile_worker.add_jobs(ARRAY(
-      SELECT ROW('delivery.evaluate', json_build_object('deliveryId', id), NULL, NULL, 10, NULL, NULL, NULL)::graphile_worker.job_spec
-      FROM unnest(${queue ? jobs : []}::text[]) AS id))`,
-  ]);
-  // Without a queue (the bare handler's row) the jobs are what the caller runs itself.
+      SELECT ROW('delivery.evaluate', p::json, NULL, NULL, 10, NULL, NULL, NULL)::graphile_worker.job_spec
+      FROM unnest(${queue ? payloads : []}::text[]) AS p))`,
+  ], { timeout: 120_000, maxWait: 120_000 });
+  // Without a queue (the bare handler's rows) the jobs are what the caller runs itself.
   return { shas, ids: deliveries.map((d) => d.deliveryId), jobs };
 }
 
@@ -142,40 +153,45 @@ export async function stormRows(opts: {
   repos: StormRepos;
   units: number;
   workerCounts: readonly number[];
-  /** The bare handler, as the bench's first part calls it. */
-  evaluate: (deliveryId: string) => Promise<void>;
+  /** Deliveries per job (ingest's DELIVERY_BATCH_MAX); each row is also run with 1 for reference. */
+  batch: number;
+  /** The bare handler, as the bench's first part calls it, on one job's delivery ids. */
+  evaluate: (deliveryIds: readonly string[], batched: boolean) => Promise<void>;
 }): Promise<StormRow[]> {
   const { db, repos, units } = opts;
   const deliveries = units * PER_UNIT;
   const postgres = await databasePid(db);
   const rows: StormRow[] = [];
 
-  // The reference: the bare handler, one job at a time in this process (no queue, no claim).
-  {
+  // The bare handler, one job at a time in this process (no queue, no claim): one job per
+  // delivery (the reference), then batches.
+  for (const batch of [1, opts.batch]) {
     const size0 = await databaseBytes(db);
-    const storm = await recordStorm(db, repos, units, `storm-ref-${process.pid}`, false);
+    const storm = await recordStorm(db, repos, units, `storm-ref-${batch}-${process.pid}`, batch, false);
     const cpu0 = process.cpuUsage();
     const db0 = treeCpuSeconds(postgres);
     const t0 = performance.now();
-    for (const deliveryId of storm.jobs) await opts.evaluate(deliveryId);
+    for (const ids of storm.jobs) await opts.evaluate(ids, batch > 1);
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     const check = await exact(db, storm.shas, units);
     const bytes = ((await databaseBytes(db)) - size0) / deliveries;
-    rows.push({ label: "bare handler, in this process", deliveries, seconds, rate: deliveries / seconds, workerCpuMs: (cpu.user + cpu.system) / 1000 / deliveries, databaseCpuMs: ((treeCpuSeconds(postgres) - db0) * 1000) / deliveries, bytes, ...check });
+    const label = `bare handler, ${batch === 1 ? "1 per job" : `${batch} per job`}`;
+    rows.push({ label, deliveries, seconds, rate: deliveries / seconds, workerCpuMs: (cpu.user + cpu.system) / 1000 / deliveries, databaseCpuMs: ((treeCpuSeconds(postgres) - db0) * 1000) / deliveries, bytes, ...check });
   }
 
-  for (const count of opts.workerCounts) {
+  const runs = [{ count: 1, batch: 1 }, ...opts.workerCounts.map((count) => ({ count, batch: opts.batch }))];
+  for (const { count, batch } of runs) {
     const workers = Array.from({ length: count }, startWorker);
     try {
       await ready(db, count);
       // Warm-up: every worker's modules, JIT and caches, on a storm of its own.
-      const warm = await recordStorm(db, repos, 5 * count, `storm-warm-${count}-${process.pid}`);
+      const warm = await recordStorm(db, repos, 5 * count, `storm-warm-${count}-${batch}-${process.pid}`, batch);
       await settled(db, warm.ids, 120_000);
       const cpu0 = workers.map((w) => treeCpuSeconds(w.pid));
       const db0 = treeCpuSeconds(postgres);
       const size0 = await databaseBytes(db);
-      const storm = await recordStorm(db, repos, units, `storm-${count}-${process.pid}`);
+      const storm = await recordStorm(db, repos, units, `storm-${count}-${batch}-${process.pid}`, batch);
       const t0 = performance.now();
       await settled(db, storm.ids, 600_000);
       const seconds = (performance.now() - t0) / 1000;
@@ -183,7 +199,8 @@ export async function stormRows(opts: {
       const databaseCpu = treeCpuSeconds(postgres) - db0;
       const bytes = ((await databaseBytes(db)) - size0) / deliveries;
       const check = await exact(db, storm.shas, units);
-      rows.push({ label: `${count} worker process${count === 1 ? "" : "es"}`, deliveries, seconds, rate: deliveries / seconds, workerCpuMs: (workerCpu * 1000) / deliveries, databaseCpuMs: (databaseCpu * 1000) / deliveries, bytes, ...check });
+      const label = `${count} worker process${count === 1 ? "" : "es"}, ${batch} per job`;
+      rows.push({ label, deliveries, seconds, rate: deliveries / seconds, workerCpuMs: (workerCpu * 1000) / deliveries, databaseCpuMs: (databaseCpu * 1000) / deliveries, bytes, ...check });
     } finally {
       await Promise.all(workers.map(stopWorker));
     }

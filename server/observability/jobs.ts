@@ -26,7 +26,8 @@ async function storedTraceParent(db: Db, p: Payload): Promise<string | null> {
 /** The task, run in its job's span, with one log line naming the job and its ids. */
 export function tracedTask(db: Db, name: string, task: Task): Task {
   return async (payload, helpers) => {
-    const p = (payload ?? {}) as Payload;
+    // A batch (an array payload, "delivery.evaluate") joins the trace of its first entry.
+    const p = ((Array.isArray(payload) ? payload[0] : payload) ?? {}) as Payload;
     const ids = { deliveryId: str(p.deliveryId), runId: str(p.runId), jobName: name };
     if (!tracingEnabled()) {
       logEvent("process", ids, { attempt: helpers.job.attempts }, `job ${name} started`, "debug");

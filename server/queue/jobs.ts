@@ -4,9 +4,17 @@ import { z } from "zod";
 // optional so jobs already queued survive a deploy. Handlers are idempotent:
 // graphile-worker retries a job whose worker died.
 
+const zDeliveryRef = z.object({ deliveryId: z.string().min(1) });
+
+/** The most deliveries one "delivery.evaluate" job names (ingest groups a statement's rows by it). */
+export const DELIVERY_BATCH_MAX = 64;
+
 export const jobs = {
-  /** Evaluate a stored webhook/local-CI delivery against the trigger rules. */
-  "delivery.evaluate": z.object({ deliveryId: z.string().min(1) }),
+  /**
+   * Evaluate stored webhook/local-CI deliveries against the trigger rules: one, or a batch (what
+   * one ingest statement recorded; graphile-worker re-queues only a batch's failed entries).
+   */
+  "delivery.evaluate": z.union([zDeliveryRef, z.array(zDeliveryRef).min(1).max(DELIVERY_BATCH_MAX)]),
   /** Admit and start the next attempt of a queued run. */
   "run.dispatch": z.object({ runId: z.string().min(1) }),
   /** Mark attempts whose heartbeats stopped as lost, and retry within the bound. */

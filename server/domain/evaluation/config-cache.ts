@@ -10,7 +10,7 @@ import type { Db, Repository } from "@/server/db";
 import { findRepository } from "./load";
 import { liveRulesFor } from "./plan";
 
-type LiveRules = Readonly<Awaited<ReturnType<typeof liveRulesFor>>>;
+export type LiveRules = Readonly<Awaited<ReturnType<typeof liveRulesFor>>>;
 type Entry<T> = { generation: string; value: T };
 
 const MAX_ENTRIES = 2000;

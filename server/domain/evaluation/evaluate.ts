@@ -18,12 +18,12 @@ import { commitCandidate, prepareRun, recordSuperseded, type CommitOutcome, type
 import { openDropLedger } from "./drops";
 import { attachJobLog, type JobLogReader } from "./job-log";
 import { offerOnGithub } from "@/server/domain/check-runs/surface";
-import { screenDelivery, withFacts, type DeliveryRow, type LoadedEvent } from "./load";
+import { screenDelivery, withFacts, type DeliveryRow, type LoadedEvent, type ScreenedEvent } from "./load";
 import { heldKeys, planEvaluation, type EvaluationPlan } from "./plan";
 import { prefilterPlan } from "./prefilter";
 import { applyCancelCommand, noteOnLatestLiveRun } from "./pr-requests";
 import { writeRecords } from "./records";
-import { cachedLiveRules, cachedRepository } from "./config-cache";
+import { cachedLiveRules, cachedRepository, type LiveRules } from "./config-cache";
 
 export type EvaluationResult = {
   deliveryId: string;
@@ -62,53 +62,88 @@ export type PendingDelivery = DeliveryRow & {
  * configuration's generation in the same statement: the config cache then costs no statement.
  */
 export async function readDelivery(db: Db, deliveryId: string): Promise<PendingDelivery | null> {
-  const [row] = await db.$queryRaw<(Omit<PendingDelivery, "source"> & { source: string })[]>`
-    SELECT d."deliveryId", d."source"::text AS "source", d."event", d."action", d."payload", d."receivedAt", d."processedAt",
-           (SELECT g."generation"::text FROM "EvaluationConfigGeneration" g WHERE g."id" = 1) AS "configGeneration"
-    FROM "WebhookDelivery" d WHERE d."deliveryId" = ${deliveryId}`;
-  return row ? { ...row, source: zForgeKind.parse(row.source) } : null;
+  return (await readDeliveries(db, [deliveryId]))[0] ?? null;
 }
 
-export async function evaluateDelivery(opts: {
+/** readDelivery for a batch: every row in one statement (ids with no row are left out). */
+export async function readDeliveries(db: Db, deliveryIds: readonly string[]): Promise<PendingDelivery[]> {
+  const rows = await db.$queryRaw<(Omit<PendingDelivery, "source"> & { source: string })[]>`
+    SELECT d."deliveryId", d."source"::text AS "source", d."event", d."action", d."payload", d."receivedAt", d."processedAt",
+           (SELECT g."generation"::text FROM "EvaluationConfigGeneration" g WHERE g."id" = 1) AS "configGeneration"
+    FROM "WebhookDelivery" d WHERE d."deliveryId" = ANY(${[...deliveryIds]}::text[])`;
+  return rows.map((row) => ({ ...row, source: zForgeKind.parse(row.source) }));
+}
+
+export type EvaluateOptions = {
   db: Db;
-  deliveryId: string;
   now?: Date;
   /** Reads a GitHub PR's changed files for path-filtered rules; absent: they stay unknown. */
   changedFiles?: ChangedFilesLookup | null;
   /** Reads a GitHub failed job's log (job-log.ts); absent: triage and the agent go without it. */
   jobLog?: JobLogReader | null;
-  /** The delivery's row when the caller has read it already (readDelivery). */
-  delivery?: PendingDelivery | null;
   /** false: skip the prefilter (the tests that prove it agrees with the full evaluation). */
   prefilter?: boolean;
-}): Promise<EvaluationResult> {
+};
+
+export async function evaluateDelivery(
+  opts: EvaluateOptions & {
+    deliveryId: string;
+    /** The delivery's row when the caller has read it already (readDelivery). */
+    delivery?: PendingDelivery | null;
+  },
+): Promise<EvaluationResult> {
   const { db, deliveryId } = opts;
   const now = opts.now ?? new Date();
   const delivery = opts.delivery === undefined ? await readDelivery(db, deliveryId) : opts.delivery;
   if (!delivery) return result(deliveryId, "missing", "no such delivery");
   if (delivery.processedAt) return result(deliveryId, "skipped", "already processed");
+  const early = await decideEarly(db, delivery, { ...opts, now });
+  if (early.kind === "final") {
+    await finish(db, deliveryId, early.outcome, early.result.detail, now);
+    return early.result;
+  }
+  return evaluateInFull(early, { ...opts, now });
+}
+
+/** What the cheap part decided: the delivery's final outcome (nothing to store but it), or the full evaluation's input. */
+export type EarlyDecision = { kind: "final"; outcome: DeliveryOutcome; result: EvaluationResult } | { kind: "full"; screened: ScreenedEvent; rules: LiveRules };
+
+/**
+ * The cheap part of an evaluation, which writes nothing: screen the delivery (an unusable one is
+ * final), then the prefilter (a delivery no rule can act on is final, with what commitPlan would
+ * store for a plan with nothing to fire, refuse or supersede). The caller stores a final outcome
+ * (evaluateDelivery one by one, batch.ts many in one statement).
+ */
+export async function decideEarly(db: Db, delivery: PendingDelivery, opts: { now: Date; prefilter?: boolean }): Promise<EarlyDecision> {
+  const { deliveryId } = delivery;
   const generation = delivery.configGeneration ?? null;
   const screened = await screenDelivery(db, delivery, (name) => cachedRepository(db, name, generation));
-  const unusable = async (u: { outcome: DeliveryOutcome; problem: string }) => {
-    const secrets = await loadKnownSecrets(db, now);
-    const detail = boundedDetail(sanitizePayload(u.problem, secrets));
-    await finish(db, deliveryId, u.outcome, detail, now);
-    return { ...result(deliveryId, u.outcome, detail), prefiltered: true };
-  };
-  if (!screened.ok) return unusable(screened);
+  if (!screened.ok) {
+    const secrets = await loadKnownSecrets(db, opts.now);
+    const detail = boundedDetail(sanitizePayload(screened.problem, secrets));
+    return { kind: "final", outcome: screened.outcome, result: { ...result(deliveryId, screened.outcome, detail), prefiltered: true } };
+  }
   const rules = await cachedLiveRules(db, screened.repository.id, generation);
   const early = opts.prefilter === false ? null : prefilterPlan(screened, rules);
-  if (early) {
-    // What commitPlan stores for a plan with nothing to fire, refuse or supersede.
-    const secrets = await loadKnownSecrets(db, now);
-    const out = { ...result(deliveryId, "processed", ""), prefiltered: true };
-    out.detail = boundedDetail(sanitizePayload(describe(screened, [], out, early, false), secrets));
-    await finish(db, deliveryId, "processed", out.detail, now);
-    return out;
-  }
-  const logged = await attachJobLog({ db, screened, reader: opts.jobLog ?? null, now });
+  if (!early) return { kind: "full", screened, rules };
+  const secrets = await loadKnownSecrets(db, opts.now);
+  const out = { ...result(deliveryId, "processed", ""), prefiltered: true };
+  out.detail = boundedDetail(sanitizePayload(describe(screened, [], out, early, false), secrets));
+  return { kind: "final", outcome: "processed", result: out };
+}
+
+/** The full evaluation of a screened delivery: its job log, facts, changed files, plan and commit. */
+export async function evaluateInFull(early: Extract<EarlyDecision, { kind: "full" }>, opts: EvaluateOptions & { now: Date }): Promise<EvaluationResult> {
+  const { db, now } = opts;
+  const { rules } = early;
+  const logged = await attachJobLog({ db, screened: early.screened, reader: opts.jobLog ?? null, now });
   const loaded = await withFacts(db, logged.screened);
-  if (!loaded.ok) return { ...(await unusable(loaded)), prefiltered: false };
+  if (!loaded.ok) {
+    const secrets = await loadKnownSecrets(db, now);
+    const detail = boundedDetail(sanitizePayload(loaded.problem, secrets));
+    await finish(db, early.screened.deliveryId, loaded.outcome, detail, now);
+    return result(early.screened.deliveryId, loaded.outcome, detail);
+  }
   const filesNote = await lookUpChangedFiles({ repository: loaded.repository, event: loaded.event, facts: loaded.facts, rules, lookup: opts.changedFiles ?? null });
   const logMissing = loaded.facts.log === null ? logged.note : null;
   return commitPlan({ db, loaded, plan: planEvaluation(loaded, rules), filesNote: [logged.note, filesNote].filter(Boolean).join("; ") || null, logMissing, now });
@@ -197,7 +232,19 @@ async function commitPlan(opts: { db: Db; loaded: LoadedEvent; plan: EvaluationP
 }
 
 async function finish(db: Db, deliveryId: string, outcome: DeliveryOutcome, detail: string, now: Date) {
-  await db.webhookDelivery.updateMany({ where: { deliveryId, processedAt: null }, data: { outcome, detail, processedAt: now } });
+  await recordFinal(db, [{ deliveryId, outcome, detail }], now);
+}
+
+/**
+ * Stores final outcomes (deliveries decided early, or unusable) in one statement; a delivery
+ * already processed (a concurrent evaluation, a retry) keeps what it has.
+ */
+export async function recordFinal(db: Db, finals: readonly { deliveryId: string; outcome: DeliveryOutcome; detail: string }[], now: Date) {
+  if (finals.length === 0) return;
+  await db.$executeRaw`
+    UPDATE "WebhookDelivery" d SET "outcome" = x."outcome"::"DeliveryOutcome", "detail" = x."detail", "processedAt" = ${now}
+    FROM jsonb_to_recordset(${JSON.stringify(finals)}::jsonb) AS x("deliveryId" text, "outcome" text, "detail" text)
+    WHERE d."deliveryId" = x."deliveryId" AND d."processedAt" IS NULL`;
 }
 
 function describe(loaded: Pick<LoadedEvent, "event">, outcomes: { ruleName: string; outcome: CommitOutcome }[], out: EvaluationResult, plan: EvaluationPlan, held: boolean): string {

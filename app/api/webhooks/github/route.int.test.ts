@@ -33,8 +33,10 @@ const failure = (id: number) =>
 
 async function pendingEvaluationJobs() {
   // The public jobs view hides payloads; the private table holds them.
+  // One entry per delivery a job names (batch payloads).
   return db.$queryRaw<{ payload: { deliveryId: string } }[]>`
-    SELECT j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+    SELECT e AS payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id,
+      json_array_elements(j.payload) AS e
     WHERE t.identifier = 'delivery.evaluate' ORDER BY j.id`;
 }
 

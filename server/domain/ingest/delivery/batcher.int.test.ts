@@ -20,10 +20,12 @@ const delivery = (deliveryId: string, outcome: "received" | "ignored" = "receive
   receivedAt: new Date(),
 });
 
+// Deliveries named in evaluation jobs (batch payloads: one entry per delivery).
 const jobsFor = async (prefix: string) => {
   const rows = await db.$queryRaw<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
-    WHERE t.identifier = 'delivery.evaluate' AND j.payload->>'deliveryId' LIKE ${`${prefix}%`}`;
+    SELECT count(*)::int AS n FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id,
+      json_array_elements(j.payload) AS e
+    WHERE t.identifier = 'delivery.evaluate' AND e->>'deliveryId' LIKE ${`${prefix}%`}`;
   return rows[0]?.n ?? 0;
 };
 

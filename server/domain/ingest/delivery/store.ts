@@ -1,12 +1,12 @@
 // Recording a delivery: one statement inserts the WebhookDelivery row (ON CONFLICT on the
-// delivery id does nothing, so a redelivery is a no-op) and, only when the row was new, adds the
-// "delivery.evaluate" job. One statement is one transaction: a delivery is never stored without
+// delivery id does nothing, so a redelivery is a no-op) and, only when the row was new, names it
+// in a "delivery.evaluate" batch job. One statement is one transaction: a delivery is never stored without
 // its job, and a crash after the acknowledgement loses nothing.
 import { randomUUID } from "node:crypto";
 import type { DeliveryOutcome, ForgeKind } from "@/server/db/generated/enums";
 import { redactDeep, type KnownSecret } from "@/server/domain/context/redaction/redact";
 import { boundJson, type JsonLimits } from "@/server/lib/text-boundary";
-import { jobs } from "@/server/queue/jobs";
+import { DELIVERY_BATCH_MAX, jobs } from "@/server/queue/jobs";
 import type { Sql } from "@/server/db/sql";
 
 export type DeliveryRecord = {
@@ -33,8 +33,8 @@ export async function recordDelivery(sql: Sql, d: DeliveryRecord): Promise<Recor
 }
 
 /**
- * Record several deliveries in one statement: the rows that are new, and one "delivery.evaluate"
- * job for each new row waiting for evaluation (graphile-worker's add_jobs: one NOTIFY for the
+ * Record several deliveries in one statement: the rows that are new, and "delivery.evaluate"
+ * batch jobs naming the new rows waiting for evaluation (graphile-worker's add_jobs: one NOTIFY for the
  * lot). Returns the delivery ids that were new. Ids must be distinct within one call.
  */
 export async function recordDeliveries(sql: Sql, records: readonly DeliveryRecord[]): Promise<Set<string>> {
@@ -53,8 +53,9 @@ export async function recordDeliveries(sql: Sql, records: readonly DeliveryRecor
     evaluate: d.outcome === "received",
   }));
   // The job contract is validated like every enqueue (server/queue/enqueue.ts); the SQL builds
-  // the same payload, {deliveryId}, for the rows that were inserted.
-  for (const d of records) jobs["delivery.evaluate"].parse({ deliveryId: d.deliveryId });
+  // the same payload, [{deliveryId}, ...], for the rows that were inserted: one batch job
+  // (evaluation/batch.ts) per DELIVERY_BATCH_MAX of them.
+  jobs["delivery.evaluate"].parse(records.slice(0, DELIVERY_BATCH_MAX).map((d) => ({ deliveryId: d.deliveryId })));
   const { rows } = await sql.query<{ deliveryId: string }>(
     `WITH input AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
@@ -73,8 +74,9 @@ export async function recordDeliveries(sql: Sql, records: readonly DeliveryRecor
      ), enqueued AS (
        SELECT CASE WHEN EXISTS (SELECT 1 FROM queued) THEN (
          SELECT count(*) FROM graphile_worker.add_jobs(ARRAY(
-           SELECT ROW('delivery.evaluate', json_build_object('deliveryId', "deliveryId"), NULL, NULL, 10, NULL, NULL, NULL)::graphile_worker.job_spec
-           FROM queued))
+           SELECT ROW('delivery.evaluate', json_agg(json_build_object('deliveryId', "deliveryId") ORDER BY n), NULL, NULL, 10, NULL, NULL, NULL)::graphile_worker.job_spec
+           FROM (SELECT "deliveryId", row_number() OVER () - 1 AS n FROM queued) numbered
+           GROUP BY n / ${DELIVERY_BATCH_MAX}))
        ) ELSE 0 END AS n
      )
      SELECT ins."deliveryId" FROM ins, enqueued`,
