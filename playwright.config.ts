@@ -11,6 +11,9 @@ const loops = readdirSync("e2e/loop")
   .filter((f) => f.endsWith(".spec.ts"))
   .sort()
   .map((file, i) => ({ name: file.replace(/\.spec\.ts$/, ""), file, port: PORT + 1 + i }));
+// The newcomer walk's scenes need what `npm start` runs: a worker that bootstraps the demo. Its
+// project gets a loop server of its own (e2e/loop/serve.mjs) on the port after the loops'.
+const NEWCOMER = { name: "newcomer-walk", port: PORT + 1 + loops.length };
 
 const serverEnv = {
   NODE_ENV: "production",
@@ -53,6 +56,8 @@ export default defineConfig({
   projects: [
     // Pages against a seeded database with no worker: nothing changes unless a spec changes it.
     { name: "chromium", testIgnore: "loop/**", use: { browserName: "chromium" } },
+    // The newcomer walk's scenes (e2e/newcomer-walk.spec.ts), on a server with a worker and the demo bootstrap.
+    { name: NEWCOMER.name, testMatch: "newcomer-walk.spec.ts", use: { browserName: "chromium", baseURL: `http://127.0.0.1:${NEWCOMER.port}` } },
     // The whole loop (local CI, agent attempts, approvals, write-backs) with a running worker.
     ...loops.map((l) => ({
       name: `loop-${l.name}`,
@@ -85,5 +90,15 @@ export default defineConfig({
       env: { ...serverEnv, AIRLOCK_URL: `http://127.0.0.1:${l.port}` },
       gracefulShutdown: { signal: "SIGTERM" as const, timeout: 15_000 },
     })),
+    {
+      command: `node scripts/with-db.mjs --seed -- node e2e/loop/serve.mjs ${NEWCOMER.port} ${NEWCOMER.name}`,
+      url: `http://127.0.0.1:${NEWCOMER.port}/api/health`,
+      timeout: 180_000,
+      reuseExistingServer: false,
+      stdout: "pipe" as const,
+      stderr: "pipe" as const,
+      env: { ...serverEnv, AIRLOCK_URL: `http://127.0.0.1:${NEWCOMER.port}` },
+      gracefulShutdown: { signal: "SIGTERM" as const, timeout: 15_000 },
+    },
   ],
 });

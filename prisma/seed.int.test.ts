@@ -254,7 +254,7 @@ describe("demo seed", () => {
   it("finds each scene of the first-run story among the seeded records, and says plainly which are absent", async () => {
     const { scenes } = await demoStory({ db, repositoryIds: "all" });
     const by = Object.fromEntries(scenes.map((s) => [s.key, s]));
-    expect(Object.keys(by)).toEqual(["loop", "fork", "escalation", "attribution", "privileged", "cost_cap"]);
+    expect(Object.keys(by)).toEqual(["loop", "fork", "escalation", "attribution", "flaky", "privileged", "cost_cap"]);
     // The fork PR run sits on the untrusted pool; the escalation links its runs, the flip and the inbox.
     expect(by.fork!.summary).toMatch(/untrusted/);
     expect(by.escalation!.links.map((l) => l.label)).toEqual([expect.stringMatching(/the first rejected patch$/), expect.stringMatching(/the loop and its digest$/), "Approve the label flip", "Notifications"]);
@@ -270,6 +270,14 @@ describe("demo seed", () => {
     // A reader sees only their repositories' scenes: no repository, no links.
     const none = await demoStory({ db, repositoryIds: [] });
     expect(none.scenes.flatMap((s) => s.links)).toEqual([]);
+  });
+
+  it("names only local-forge objects in seeded write-backs: nothing points at github.com", async () => {
+    const rows = await db.writeBack.findMany({ where: { externalRef: { not: null } }, select: { externalRef: true } });
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.map((r) => r.externalRef).filter((ref) => /github\.com/i.test(ref ?? ""))).toEqual([]);
+    const events = await db.runEvent.count({ where: { type: "write_back_completed", payload: { path: ["externalRef"], string_contains: "github.com" } } });
+    expect(events).toBe(0);
   });
 
   it("gives each demo user a credential account that verifies the demo password", async () => {

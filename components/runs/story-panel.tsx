@@ -45,7 +45,7 @@ export function StoryPanel() {
     <Card as="section" tone="info" aria-label="The demo story" className="space-y-3">
       <div className="flex items-start justify-between gap-4">
         <div>
-          <h2 className="text-sm font-semibold">New here? The demo in six scenes</h2>
+          <h2 className="text-sm font-semibold">New here? The demo in seven scenes</h2>
           <p className="text-xs text-zinc-600 dark:text-zinc-400">
             Each scene is real records of this console: follow the links, approve or reject as a maintainer would.
           </p>

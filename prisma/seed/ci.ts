@@ -1,5 +1,6 @@
 import type { CheckConclusion, PrismaClient } from "@/server/db";
 import { LOGS, type LogName } from "./logs";
+import { DEMO_FLAKY_BRANCH } from "@/server/forges/local/demo";
 import { SHA } from "./forge";
 import { type PrIds, prKey, REPO, type RepoIds, type RepoName } from "./repos";
 import { failureSignature, minutesBefore } from "./util";
@@ -33,6 +34,8 @@ type PipelineSeed = {
   failing?: string;
   /** A rerun an agent run asked for (the run's plan key): linked once the run exists. */
   triggeredBy?: string;
+  /** The check's name when it is not derived from the failing job (a green local CI check). */
+  checkName?: string;
 };
 
 const GH = "ubuntu-22.04-4core";
@@ -142,6 +145,9 @@ export const pipelines: PipelineSeed[] = [
   // demo/calculator (local forge, local CI runs `npm test`)
   { key: "calc-red", repo: REPO.calculator, workflowName: "local-ci", externalId: "local-ci-41", headSha: SHA.calcRed, headBranch: "main", event: "push", minutesAgo: 200, durationMin: 1, jobs: calculatorJobs(true), failing: "test" },
   { key: "calc-fixed", repo: REPO.calculator, workflowName: "local-ci", externalId: "local-ci-42", headSha: SHA.calcFixed, headBranch: "main", event: "rerun", minutesAgo: 179, durationMin: 1, jobs: calculatorJobs(false), triggeredBy: "calc-sum-repair" },
+  // The flaky-test scene's history: the due-date test passed here on the old runners (which set
+  // TZ), under the local CI's own check name, so a failure of it here reads as flaky.
+  { key: "calc-flaky-pass", repo: REPO.calculator, workflowName: "local-ci", checkName: "local-ci / test", externalId: "local-ci-44", headSha: SHA.calcFlaky, headBranch: DEMO_FLAKY_BRANCH, event: "push", minutesAgo: 9, durationMin: 1, jobs: calculatorJobs(false) },
   { key: "calc-feature", repo: REPO.calculator, workflowName: "local-ci", externalId: "local-ci-43", headSha: SHA.calcInvoice, headBranch: "invoice-totals", event: "push", minutesAgo: 14, durationMin: 1, jobs: calculatorJobs(true), failing: "test" },
   // acme/payments-api
   { key: "pay-412a", repo: REPO.payments, pr: 412, workflowName: "CI", externalId: "11873649021", headSha: SHA.pay412a, headBranch: "mchen/refund-idempotency", event: "pull_request", minutesAgo: 1560, durationMin: 4, jobs: paymentsCi({ job: "unit-tests", f: refundFailure }), failing: "unit-tests" },
@@ -177,7 +183,7 @@ export type PipelineRefs = Map<string, PipelineRef>;
 const jobExternalId = (p: PipelineSeed, i: number) =>
   /^\d+$/.test(p.externalId) ? String(BigInt(p.externalId) * 3n + BigInt(i)) : `${p.externalId}-${i + 1}`;
 
-export const pipelineCheckName = (p: PipelineSeed) => (p.failing ? `${p.workflowName} / ${p.failing}` : p.workflowName);
+export const pipelineCheckName = (p: PipelineSeed) => p.checkName ?? (p.failing ? `${p.workflowName} / ${p.failing}` : p.workflowName);
 
 export async function seedPipelines(db: PrismaClient, now: Date, repos: RepoIds, prs: PrIds): Promise<PipelineRefs> {
   // Every seeded repository is on the local forge: its pipelines have no page elsewhere.

@@ -1,5 +1,5 @@
 import { getBuiltInScenario } from "@/server/execution/agents/scenarios";
-import { DEMO_SCENARIO } from "@/server/forges/local/demo";
+import { DEMO_FLAKY_BRANCH, DEMO_SCENARIO } from "@/server/forges/local/demo";
 import { commitIds, type HistoryCommit, type HistoryRef, importHistory } from "@/server/forges/local/history";
 import { calculatorSum } from "./cases/calculator";
 import { consoleDocker, consoleE2e, consoleEslint } from "./cases/console";
@@ -37,6 +37,9 @@ const calculatorBase = {
   "test/format.test.ts": `import { describe, expect, it } from "vitest";\nimport { formatMinor } from "../src/format";\n\ndescribe("formatMinor", () => {\n  it("formats whole amounts", () => expect(formatMinor(1200)).toBe("12.00"));\n  it("pads cents", () => expect(formatMinor(1205)).toBe("12.05"));\n  it("formats zero", () => expect(formatMinor(0)).toBe("0.00"));\n  it("keeps the sign", () => expect(formatMinor(-350)).toBe("-3.50"));\n});\n`,
 };
 
+const CALC_FLAKY_TEST = "test/due-date.test.ts";
+const calculatorFlakyTest = `import { describe, expect, it } from "vitest";\n\ndescribe("due date", () => {\n  // Passed where the runner set TZ; a runner without it fails.\n  it("is computed in the invoicing zone", () => {\n    expect(process.env.TZ).toBe("Europe/Berlin");\n  });\n});\n`;
+
 function calculatorHistory(): RepoHistory {
   const red = { ...calculatorBase, ...caseFiles(calculatorSum, "before") };
   const fixed = { ...calculatorBase, ...caseFiles(calculatorSum, "fixed") };
@@ -48,6 +51,9 @@ function calculatorHistory(): RepoHistory {
     { name: "calcRed", parent: "calcBase", files: red, message: "sum(): index loop, tolerate holes in sparse arrays\n", date: at(2) },
     { name: "calcFixed", parent: "calcRed", files: fixed, message: `${calculatorSum.fix!.commitMessage}\n`, date: at(3) },
     { name: "calcInvoice", parent: "calcFixed", files: { ...fixed, ...scenarioFiles }, message: "Add invoice totals\n", date: at(5) },
+    // The flaky-test scene (server/forges/local/demo.ts): a test that passed on the old runners,
+    // which set TZ, and fails in the sandbox, which does not. The seed records the pass.
+    { name: "calcFlaky", parent: "calcInvoice", files: { ...fixed, ...scenarioFiles, [CALC_FLAKY_TEST]: calculatorFlakyTest }, message: "Test the due-date zone\n", date: at(6) },
   ];
   return {
     fullName: "demo/calculator",
@@ -56,6 +62,7 @@ function calculatorHistory(): RepoHistory {
     refs: [
       { ref: "refs/heads/main", commit: "calcInvoice" },
       { ref: "refs/heads/invoice-totals", commit: "calcInvoice" },
+      { ref: `refs/heads/${DEMO_FLAKY_BRANCH}`, commit: "calcFlaky" },
     ],
   };
 }
@@ -155,7 +162,7 @@ function consoleHistory(): RepoHistory {
 export const histories: RepoHistory[] = [calculatorHistory(), paymentsHistory(), consoleHistory()];
 
 type ShaName =
-  | "calcBase" | "calcRed" | "calcFixed" | "calcInvoice"
+  | "calcBase" | "calcRed" | "calcFixed" | "calcInvoice" | "calcFlaky"
   | "payRelease" | "payMain" | "pay412a" | "pay412b" | "pay415" | "pay409a" | "pay409b" | "pay418"
   | "conRelease2132" | "conMainRed" | "conNight3" | "conNight2" | "conNight1" | "conMain" | "conRelease2140" | "con231a" | "con231b" | "con236" | "con229";
 

@@ -11,7 +11,8 @@ import { minutesBefore } from "./util";
 
 const bot = { login: "github-actions[bot]", kind: "bot" } as const;
 const scheduler = { login: "airlock-scheduler", kind: "system" } as const;
-const comment = (pr: number, id: number) => `https://github.com/acme/web-console/pull/${pr}#issuecomment-${id}`;
+// The local forge's reference for a note it wrote (forges/local/write-back.ts: kind, time, key).
+const comment = (pr: number, id: number) => `comment-${id.toString(36)}-pr${pr}`;
 const pushGate = "change gate: pushing commits always needs a maintainer's approval";
 
 /** Alex's three rejections of the PR #236 patches, in order (the fix loop quotes them). */
@@ -69,7 +70,7 @@ const releasePlans: RunPlan[] = [
     content: { report: releaseReview({ repo: REPO.console, tag: "v2.13.2", previous: "v2.13.1", chartAppVersion: "2.13.2", merged: ["Merge pull request #219 from acme/approval-expiry-clock"], missingNotes: [] }) },
     start: { as: "queued", reason: "rule release-readiness auto-runs on published releases" },
     attempts: [{ outcome: "succeeded" }],
-    writeBacks: [{ action: "publish_release", artifact: "report", gate: { exempt: false, why: "change gate: publishing a release is privileged and always needs approval", decision: { status: "executed", by: "admin", afterMin: 9, externalRef: "https://github.com/acme/web-console/releases/tag/v2.13.2" } } }],
+    writeBacks: [{ action: "publish_release", artifact: "report", gate: { exempt: false, why: "change gate: publishing a release is privileged and always needs approval", decision: { status: "executed", by: "admin", afterMin: 9, externalRef: "release v2.13.2" } } }],
     end: "succeeded",
   },
 ];

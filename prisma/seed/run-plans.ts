@@ -256,7 +256,7 @@ const paymentsPlans: RunPlan[] = [
     content: { case: paymentsTsc, task: "diagnose" },
     start: { as: "suggested", reason: "rule failed-check-suggest-diagnosis suggests a diagnosis; fork PRs are never auto-run", then: { dispatchedBy: "maintainer", afterMin: 2 } },
     attempts: [{ outcome: "succeeded" }],
-    writeBacks: [{ action: "comment", artifact: "diagnosis", gate: { exempt: false, why: commentGate, decision: { status: "executed", by: "maintainer", afterMin: 5, externalRef: "https://github.com/acme/payments-api/pull/415#issuecomment-2481539020" } } }],
+    writeBacks: [{ action: "comment", artifact: "diagnosis", gate: { exempt: false, why: commentGate, decision: { status: "executed", by: "maintainer", afterMin: 5, externalRef: `comment-${(2481539020).toString(36)}-pr415` } } }],
     end: "succeeded",
   },
   {
@@ -299,7 +299,7 @@ const paymentsPlans: RunPlan[] = [
     content: { case: relayGoTest, task: "diagnose" },
     start: autoRun,
     attempts: [{ outcome: "succeeded" }],
-    writeBacks: [{ action: "comment", artifact: "diagnosis", gate: { exempt: false, why: commentGate, decision: { status: "executed", by: "maintainer", afterMin: 12, externalRef: "https://github.com/acme/payments-api/pull/418#issuecomment-2481377415" } } }],
+    writeBacks: [{ action: "comment", artifact: "diagnosis", gate: { exempt: false, why: commentGate, decision: { status: "executed", by: "maintainer", afterMin: 12, externalRef: `comment-${(2481377415).toString(36)}-pr418` } } }],
     end: "succeeded",
   },
   {

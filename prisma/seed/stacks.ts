@@ -7,7 +7,7 @@ import { minutesBefore } from "./util";
 // stored JSON has its defaults filled in, exactly as a save from the form would
 // store it); a version's digest is the digest of the snapshot a run takes of it.
 
-export type StackName = "claude-code-ci-diagnoser" | "scripted-demo-fixer" | "release-reviewer" | "scripted-demo-budget";
+export type StackName = "claude-code-ci-diagnoser" | "scripted-demo-fixer" | "release-reviewer" | "scripted-demo-budget" | "scripted-demo-privileged";
 
 const claudeCommand = ["claude", "-p", "--output-format", "stream-json", "--verbose"];
 
@@ -164,6 +164,31 @@ export const stacks: StackSeed[] = [
           approvalMode: "always",
           promptTemplate: scriptedPrompt,
           limits: { wallClockMinutes: 5, maxCostUsd: 0.04, maxRetries: 0 },
+        },
+      },
+    ],
+  },
+  // The demo's privileged-capability scene (server/forges/local/demo.ts forks the live demo run
+  // onto it): the same recording with an MCP server the stack marks privileged, so the attempt
+  // waits for a person's approval of exactly what it will launch with. The scripted agent starts
+  // no process and connects to no server; the approval, the hold and the launch are real.
+  {
+    name: "scripted-demo-privileged",
+    description: "The \"sum-off-by-one\" recording with a privileged deploy-status MCP server: each attempt waits for a person to approve what it launches with. Demo and tests only: no model is called and the scripted agent connects to no server.",
+    versions: [
+      {
+        version: 1,
+        createdMinutesAgo: 12 * 24 * 60,
+        createdBy: "admin",
+        spec: {
+          modelProvider: "local",
+          model: "scripted",
+          adapter: { kind: "scripted", scenario: "sum-off-by-one" },
+          tools: ["Read", "Bash(npm test:*)", "Edit"],
+          mcpServers: [{ name: "deploy-status", transport: "stdio", target: "airlock-demo-deploy-status --read-only", secrets: [], configMaps: [], privileged: true, required: false }],
+          approvalMode: "always",
+          promptTemplate: scriptedPrompt,
+          limits: { wallClockMinutes: 5, maxCostUsd: 0, maxRetries: 1 },
         },
       },
     ],

@@ -9,7 +9,7 @@ import { stackSpecOf } from "../runs/admit-attempt";
 
 const zLink = z.object({ label: z.string().max(200), href: z.string().max(300) });
 export const zStoryScene = z.object({
-  key: z.enum(["loop", "fork", "escalation", "attribution", "privileged", "cost_cap"]),
+  key: z.enum(["loop", "fork", "escalation", "attribution", "flaky", "privileged", "cost_cap"]),
   title: z.string().max(200),
   summary: z.string().max(500),
   /** Who did the work shown: null when the scene is absent. */
@@ -122,7 +122,34 @@ export async function demoStory(opts: { db: Db; repositoryIds: string[] | "all" 
     links: found.map((a) => ({ label: `${a.value === "ours" ? "Ours" : "Pre-existing"}: run #${a.run!.number}`, href: runHref(a.run!.id) })),
   });
 
-  // 5. A privileged capability waiting for a person before the attempt launches.
+  // 5. A flaky test: triage reran it once, it failed the same way, and triage escalated it.
+  const rerun = await db.triageDecision.findFirst({
+    where: { ...visible, action: "rerun_check" },
+    orderBy: { createdAt: "desc" },
+    select: { repositoryId: true, headSha: true, createdAt: true, pipeline: { select: { headBranch: true, checkName: true } } },
+  });
+  const after = rerun
+    ? await db.triageDecision.findFirst({
+        where: { repositoryId: rerun.repositoryId, headSha: rerun.headSha, createdAt: { gt: rerun.createdAt }, disposition: "escalate_to_owner" },
+        orderBy: { createdAt: "asc" },
+        select: { runId: true, actionDetail: true },
+      })
+    : null;
+  const afterRun = after?.runId ? await db.agentDispatchRun.findUnique({ where: { id: after.runId }, select: runSelect }) : null;
+  const where = rerun ? `${rerun.pipeline.checkName} on ${rerun.pipeline.headBranch ?? rerun.headSha.slice(0, 12)}` : "";
+  scenes.push({
+    key: "flaky",
+    title: "A flaky test: rerun once, then a person",
+    summary: !rerun
+      ? "No failure has been read as flaky yet: the demo bootstrap runs one when the worker starts."
+      : after
+        ? `${where} failed where it had passed before, so triage reran it once; it failed the same way and triage escalated it to the owners with a notification.`
+        : `${where} failed where it had passed before, so triage is rerunning it once (the local CI).`,
+    how: rerun ? "the local CI and the CI-triage policy, on the local forge" : null,
+    links: [...(afterRun ? [{ label: `Run #${afterRun.number}: the triage decisions`, href: runHref(afterRun.id) }] : []), ...(after ? [{ label: "Notifications", href: "/notifications" }] : [])],
+  });
+
+  // 6. A privileged capability waiting for a person before the attempt launches.
   const privileged = await db.approvalRequest.findFirst({
     where: { action: "privileged_capability", run: visible },
     orderBy: [{ createdAt: "desc" }],
@@ -138,7 +165,7 @@ export async function demoStory(opts: { db: Db; repositoryIds: string[] | "all" 
     links: privileged ? [{ label: privileged.status === "pending" ? "Review the launch" : "The launch approval", href: approvalHref(privileged.id) }, { label: `Run #${privileged.run.number}`, href: runHref(privileged.run.id) }] : [],
   });
 
-  // 6. A session stopped at its cost cap.
+  // 7. A session stopped at its cost cap.
   const capped = await db.dispatchAttempt.findFirst({
     where: { run: visible, status: "failed", exitReason: { contains: "cost cap", mode: "insensitive" } },
     orderBy: { queuedAt: "desc" },

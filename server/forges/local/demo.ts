@@ -4,6 +4,7 @@ import { stackSpecOf } from "@/server/domain/runs/admit-attempt";
 import { systemActor } from "@/server/domain/actor";
 import { dispatchRun } from "@/server/domain/runs/dispatch";
 import { transaction } from "@/server/db";
+import { advisoryLock } from "@/server/db/advisory-lock";
 import { recordAudit } from "@/server/domain/audit";
 import { zContextBundle } from "@/server/domain/context/context-bundle";
 import { renderPrompt } from "@/server/domain/context/prompt";
@@ -18,12 +19,18 @@ import { bareRepoPath, commitFiles, ensureBareRepo, resolveRevision } from "./re
 // recorded against (so its patch applies; the seed writes it, and this pushes it when missing), the local CI runs its failing check once, the trigger path turns the
 // failure into a suggested diagnosis run, and the bootstrap dispatches that suggestion, so
 // `npm start` shows a red check, a live run and a patch waiting for approval. Idempotent: each
-// step is skipped when its result exists.
+// step is skipped when its result exists. After the loop the bootstrap starts the scenes a
+// newcomer is told about that need live processing: the cost cap, the privileged capability and
+// the flaky test.
 
 export const DEMO_REPOSITORY = "demo/calculator";
 export const DEMO_SCENARIO = "sum-off-by-one";
 /** The stack of the cost-cap scene (seeded): the same recording under a cap it passes. */
 export const DEMO_BUDGET_STACK = "scripted-demo-budget";
+/** The stack of the privileged-capability scene (seeded): the same recording with a privileged MCP server. */
+export const DEMO_PRIVILEGED_STACK = "scripted-demo-privileged";
+/** The branch of the flaky-test scene (seeded): a test that passed there before fails in the sandbox. */
+export const DEMO_FLAKY_BRANCH = "due-date-zone";
 const DEMO_ACTOR = systemActor("airlock demo bootstrap");
 // A fixed commit date makes the demo's commit id the same on every machine.
 const DEMO_COMMIT_DATE = new Date("2026-01-05T09:00:00Z");
@@ -92,23 +99,48 @@ export async function bootstrapDemo(opts: {
     await dispatchRun({ db, actor: DEMO_ACTOR, runId: run.id });
     summary = `dispatched the suggested run ${run.id}`;
   }
-  const capped = await costCapScene(db, run.id);
-  return { summary: capped ? `${summary}; ${capped}` : summary, sha, pipelineId: pipeline.id, runId: run.id };
+  const scenes = [await forkScene(db, run.id, COST_CAP_SCENE), await forkScene(db, run.id, PRIVILEGED_SCENE), await flakyScene(opts)].filter((s) => s !== null);
+  return { summary: [summary, ...scenes].join("; "), sha, pipelineId: pipeline.id, runId: run.id };
 }
 
+type ForkSceneSpec = { stack: string; scene: string; title: (parent: { number: number; title: string }, limitUsd: number) => string };
+
 /**
- * The cost-cap scene, started on purpose: a fork of the demo run onto the budget stack (the same
- * recording under a cap its usage passes), which the worker runs like any run until the meter
- * stops the session at the cap. Like a fix run, it acts for the demo run's trigger rule: the
- * bootstrap is no person, and admission reads that rule as its authority. Once per demo run.
+ * The cost-cap scene: a fork of the demo run onto the budget stack (the same recording under a
+ * cap its usage passes), which the worker runs like any run until the meter stops the session at
+ * the cap.
  */
-async function costCapScene(db: Db, runId: string): Promise<string | null> {
-  const budget = await db.agentStack.findUnique({ where: { name: DEMO_BUDGET_STACK }, select: { id: true } });
-  if (!budget) return null;
-  return transaction(db, "demoCostCapScene", async (tx) => {
+const COST_CAP_SCENE: ForkSceneSpec = {
+  stack: DEMO_BUDGET_STACK,
+  scene: "the cost-cap scene",
+  title: (p, cap) => `Fork of #${p.number} under a $${cap} cost cap: ${p.title}`,
+};
+
+/**
+ * The privileged-capability scene: a fork of the demo run onto a stack with a privileged MCP
+ * server; admission holds its attempt until a person approves exactly what it launches with.
+ */
+const PRIVILEGED_SCENE: ForkSceneSpec = {
+  stack: DEMO_PRIVILEGED_STACK,
+  scene: "the privileged-capability scene",
+  title: (p) => `Fork of #${p.number} with a privileged MCP server: ${p.title}`,
+};
+
+/**
+ * A scene started on purpose as a fork of the demo run, once per demo run and stack. Like a fix
+ * run, it acts for the demo run's trigger rule: the bootstrap is no person, and admission reads
+ * that rule as its authority. Scenes serialise on an advisory lock named for the demo run, not on
+ * its row: the worker is running that run and locks its row to move it, and a scene holding the
+ * row while creating the child deadlocked against it (40P01).
+ */
+async function forkScene(db: Db, runId: string, spec: ForkSceneSpec): Promise<string | null> {
+  const target = await db.agentStack.findUnique({ where: { name: spec.stack }, select: { id: true } });
+  if (!target) return null;
+  return transaction(db, "demoForkScene", async (tx) => {
+    await advisoryLock(tx, `demo-fork-scene:${runId}`);
+    if (await tx.agentDispatchRun.findFirst({ where: { parentRunId: runId, stackId: target.id }, select: { id: true } })) return null;
     const parent = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: runId }, select: parentSelect });
-    if (await tx.agentDispatchRun.findFirst({ where: { parentRunId: runId, stackId: budget.id }, select: { id: true } })) return null;
-    const stack = await currentStackVersion(tx, budget.id);
+    const stack = await currentStackVersion(tx, target.id);
     const bundle = zContextBundle.parse(childBundle(parent, "fork"));
     const { prompt } = renderPrompt(stack.spec.promptTemplate, bundle, digestOf(bundle));
     const child = await createChildRun(tx, {
@@ -117,10 +149,10 @@ async function costCapScene(db: Db, runId: string): Promise<string | null> {
       actor: DEMO_ACTOR,
       cause: "forked",
       prompt,
-      title: `Fork of #${parent.number} under a $${stack.spec.limits.maxCostUsd} cost cap: ${parent.title}`,
+      title: spec.title(parent, stack.spec.limits.maxCostUsd),
       stack,
       triggerRuleId: parent.triggerRuleId,
-      reason: `the demo bootstrap forked run #${parent.number} onto ${DEMO_BUDGET_STACK} (the cost-cap scene)`,
+      reason: `the demo bootstrap forked run #${parent.number} onto ${spec.stack} (${spec.scene})`,
       now: new Date(),
     });
     await recordAudit(tx, {
@@ -131,6 +163,23 @@ async function costCapScene(db: Db, runId: string): Promise<string | null> {
       repositoryId: parent.repositoryId,
       detail: { parentRunId: parent.id, promptEdited: false, stackDigest: stack.digest },
     });
-    return `forked it onto ${DEMO_BUDGET_STACK} as run ${child.id} (the cost-cap scene)`;
+    return `forked it onto ${spec.stack} as run ${child.id} (${spec.scene})`;
   });
+}
+
+/**
+ * The flaky-test scene: the local CI runs the check of the due-date-zone branch, whose test
+ * passed there before (the seed records that pass) and fails in the sandbox. Triage reads it as
+ * flaky and reruns it once; the rerun fails the same way, and triage escalates to the owners.
+ * All of it is the trigger path's own processing; this only runs the first check, once.
+ */
+async function flakyScene(opts: { db: Db; dataDir: string; ciTimeoutMs: number; toolchainNodeModules: string | null }): Promise<string | null> {
+  const { db } = opts;
+  const repo = await db.repository.findUnique({ where: { fullName: DEMO_REPOSITORY }, select: { id: true, fullName: true } });
+  if (!repo) return null;
+  const sha = await resolveRevision(bareRepoPath(opts.dataDir, repo.fullName), DEMO_FLAKY_BRANCH);
+  if (!sha) return null;
+  if (await db.pipeline.findFirst({ where: { repositoryId: repo.id, headSha: sha, conclusion: { not: "success" } }, select: { id: true } })) return null;
+  const result = await runLocalCheck({ db, dataDir: opts.dataDir, repositoryId: repo.id, sha, branch: DEMO_FLAKY_BRANCH, timeoutMs: opts.ciTimeoutMs, toolchainNodeModules: opts.toolchainNodeModules });
+  return `ran the check of ${DEMO_FLAKY_BRANCH} (${result.externalId} ${result.conclusion}; the flaky-test scene)`;
 }
