@@ -24,4 +24,6 @@ export const zDispatchOptions = z.object({
   refusal: z.string().nullable(),
   stacks: z.array(zStackOption),
   taskStacks: z.array(zTaskStack),
+  /** The heading the prompt puts above a manual dispatch's instructions, shown in the dialog as the agent gets it. */
+  instructionsHeading: z.string(),
 });
