@@ -41,10 +41,6 @@ const NOT_YET = [
   "fixLoops.byRun",
   "notifications.list",
   "triage.byRun",
-  "configFiles.exportStacks",
-  "configFiles.applyStacks",
-  "configFiles.exportTriggers",
-  "configFiles.applyTriggers",
   "audit.list",
   "deliveries.list",
 ];
