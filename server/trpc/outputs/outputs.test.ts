@@ -37,12 +37,9 @@ const NOT_YET = [
   "repositorySettings.installationCandidates",
   "repositorySettings.get",
   "repositorySettings.updatePolicy",
-  "fixLoops.byBranch",
-  "fixLoops.byRun",
   "notifications.list",
   "triage.byRun",
   "audit.list",
-  "deliveries.list",
 ];
 
 type ProcedureDef = { _def: { output?: z.ZodType; type: string } };
