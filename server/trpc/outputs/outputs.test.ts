@@ -33,7 +33,6 @@ const NOT_YET = [
   "stacks.previewSources",
   "stacks.preview",
   "triggers.dryRun",
-  "repositorySettings.list",
   "repositorySettings.installationCandidates",
   "repositorySettings.get",
   "repositorySettings.updatePolicy",
