@@ -18,7 +18,7 @@ const FIELDS = ["kind", "workflow", "job", "step", "branchGlob", "pathFilters", 
 const SCAN_FIELDS = ["scanSchedule", "scanWindowHours", "scanThreshold"] as const;
 
 /** A rule in a file: the form's fields, with the repository and stack by name; match keys may be left out. */
-const zFileRule = zTriggerRuleFields
+export const zFileRule = zTriggerRuleFields
   .omit({ repositoryId: true, stackId: true })
   .partial({ workflow: true, job: true, step: true, branchGlob: true, pathFilters: true, failureSignature: true, alsoFire: true, scanSchedule: true, scanWindowHours: true, scanThreshold: true })
   .extend({ repository: z.string().max(300).nullable().default(null), stack: z.string().max(80) });

@@ -33,20 +33,12 @@ const NOT_YET = [
   "stacks.previewSources",
   "stacks.preview",
   "triggers.dryRun",
-  "repositorySettings.list",
   "repositorySettings.installationCandidates",
   "repositorySettings.get",
   "repositorySettings.updatePolicy",
-  "fixLoops.byBranch",
-  "fixLoops.byRun",
   "notifications.list",
   "triage.byRun",
-  "configFiles.exportStacks",
-  "configFiles.applyStacks",
-  "configFiles.exportTriggers",
-  "configFiles.applyTriggers",
   "audit.list",
-  "deliveries.list",
 ];
 
 type ProcedureDef = { _def: { output?: z.ZodType; type: string } };

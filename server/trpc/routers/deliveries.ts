@@ -4,6 +4,7 @@ import { listDeliveries, zDeliveryListFilter } from "@/server/domain/deliveries/
 import { reevaluateDelivery } from "@/server/domain/deliveries/reevaluate";
 import { decodeCursor, encodeCursor } from "@/server/domain/runs/list";
 import { adminProcedure, protectedProcedure, router } from "../init";
+import { zDeliveryPage } from "../outputs/deliveries";
 
 // Recorded deliveries: anyone signed in sees those of repositories they have a role on (an
 // Airlock admin sees all, unregistered repositories included); re-evaluating is an admin's.
@@ -11,6 +12,7 @@ import { adminProcedure, protectedProcedure, router } from "../init";
 export const deliveriesRouter = router({
   list: protectedProcedure
     .input(zDeliveryListFilter.extend({ cursor: z.string().max(200).nullish(), limit: z.number().int().min(1).max(100).default(50) }))
+    .output(zDeliveryPage)
     .query(async ({ ctx, input }) => {
       const { cursor, limit, ...filter } = input;
       const ids = await visibleRepositoryIds(ctx.db, ctx.user);

@@ -3,6 +3,7 @@ import { getRunFixLoop, getFixLoop } from "@/server/domain/fixloop/presenter";
 import { reopenForAgents } from "@/server/domain/fixloop/reopen";
 import { repositoryProcedure, router, runProcedure } from "../init";
 import { auditActorOf } from "@/server/domain/actor";
+import { zFixLoop } from "../outputs/fix-loops";
 
 // The fix-forward loop of a branch: its rounds, bound, attributions and escalation; and the
 // maintainer's "re-open for agents" after an escalation.
@@ -12,9 +13,10 @@ const zBranch = z.object({ branch: z.string().min(1).max(255) });
 export const fixLoopsRouter = router({
   byBranch: repositoryProcedure("viewer")
     .input(zBranch)
+    .output(zFixLoop)
     .query(({ ctx, input }) => getFixLoop({ db: ctx.db, repositoryId: input.repositoryId, branch: input.branch })),
 
-  byRun: runProcedure("viewer").query(({ ctx, input }) => getRunFixLoop({ db: ctx.db, runId: input.runId })),
+  byRun: runProcedure("viewer").output(zFixLoop.nullable()).query(({ ctx, input }) => getRunFixLoop({ db: ctx.db, runId: input.runId })),
 
   reopen: repositoryProcedure("maintainer")
     .input(zBranch)

@@ -25,7 +25,7 @@ import { env } from "@/server/env";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { adminProcedure, protectedProcedure, repositoryProcedure, router } from "../init";
-import { zMembership, zRemovedMember } from "../outputs/repositories";
+import { zMembership, zRemovedMember, zSettingsRepositories } from "../outputs/repositories";
 
 // A repository's settings: its viewers read them; its admins (or an Airlock admin) change the
 // policy and the members. The services check the role again inside their transactions.
@@ -33,7 +33,7 @@ import { zMembership, zRemovedMember } from "../outputs/repositories";
 const zAdded = z.object({ id: z.string(), fullName: z.string(), forge: z.enum(["github", "local"]), created: z.boolean() });
 
 export const repositorySettingsRouter = router({
-  list: protectedProcedure.query(({ ctx }) => settingsRepositories({ db: ctx.db, actor: ctx.user })),
+  list: protectedProcedure.output(zSettingsRepositories).query(({ ctx }) => settingsRepositories({ db: ctx.db, actor: ctx.user })),
 
   /** An Airlock admin registers a GitHub repository by name or URL. */
   register: adminProcedure
