@@ -14,6 +14,8 @@ const config: KnipConfig = {
     "bench/runview/reference-server.mjs",
     // Playwright's webServer command for each loop project (playwright.config.ts).
     "e2e/loop/serve.mjs",
+    // The newcomer-walk project's webServer command (playwright.config.ts).
+    "e2e/newcomer-walk-serve.mjs",
     // Run by path (node --import tsx) by the privileged-launch loop spec, on its server's database.
     "e2e/loop/privileged-launch-setup.ts",
     // Agents the command adapter's tests spawn by path.
