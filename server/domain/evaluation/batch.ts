@@ -10,21 +10,10 @@
 // graphile-worker re-queues only the failed entries (its batch-job contract), while the others
 // are stored.
 import type { DeliveryOutcome } from "@/server/db/generated/enums";
-import { decideEarly, evaluateInFull, readDeliveries, recordFinal, type EarlyDecision, type EvaluateOptions, type EvaluationResult, type PendingDelivery } from "./evaluate";
+import { decideEarly, evaluateInFull, readDeliveries, recordFinal, result, type EarlyDecision, type EvaluateOptions, type EvaluationResult, type PendingDelivery } from "./evaluate";
 
 /** One delivery's outcome in a batch: its result, or why it failed (graphile-worker retries it alone). */
 export type BatchEntry = { deliveryId: string } & ({ ok: true; result: EvaluationResult } | { ok: false; error: unknown });
-
-const missing = (deliveryId: string, outcome: "missing" | "skipped", detail: string): EvaluationResult => ({
-  deliveryId,
-  outcome,
-  detail,
-  created: [],
-  duplicates: [],
-  refused: [],
-  cancelled: [],
-  prefiltered: false,
-});
 
 /**
  * Evaluates `deliveryIds` (in that order) and returns one entry per id, in that order. Throws only
@@ -50,8 +39,8 @@ export async function evaluateBatch(
   for (const deliveryId of opts.deliveryIds) {
     if (entries.has(deliveryId)) continue;
     const row = byId.get(deliveryId);
-    if (!row) entries.set(deliveryId, { deliveryId, ok: true, result: missing(deliveryId, "missing", "no such delivery") });
-    else if (row.processedAt) entries.set(deliveryId, { deliveryId, ok: true, result: missing(deliveryId, "skipped", "already processed") });
+    if (!row) entries.set(deliveryId, { deliveryId, ok: true, result: result(deliveryId, "missing", "no such delivery") });
+    else if (row.processedAt) entries.set(deliveryId, { deliveryId, ok: true, result: result(deliveryId, "skipped", "already processed") });
     else {
       try {
         const early = await decideEarly(db, row, { now, prefilter: opts.prefilter });
