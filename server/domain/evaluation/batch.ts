@@ -2,7 +2,7 @@
 // recorded (ingest/delivery/store.ts, up to DELIVERY_BATCH_MAX), so under a storm a job carries dozens and when quiet one.
 // The batch reads every row in one statement, decides each cheaply (decideEarly: screened with
 // the cached repository and rules, prefiltered) and stores all final outcomes in one statement;
-// only the deliveries left need the full evaluation, one by one, each in its own transaction
+// only the deliveries left need the full evaluation, a few at a time, each in its own transaction
 // exactly as evaluateDelivery runs it, so every per-delivery guarantee holds unchanged: the
 // delivery row's lock and processedAt make a retry (or a crash mid-batch, retried whole) a no-op
 // for what is done, the dedupe key's advisory lock and unique index stop a second run. Each
@@ -10,21 +10,13 @@
 // graphile-worker re-queues only the failed entries (its batch-job contract), while the others
 // are stored.
 import type { DeliveryOutcome } from "@/server/db/generated/enums";
-import { decideEarly, evaluateInFull, readDeliveries, recordFinal, type EarlyDecision, type EvaluateOptions, type EvaluationResult, type PendingDelivery } from "./evaluate";
+import { decideEarly, evaluateInFull, readDeliveries, recordFinal, result, type EarlyDecision, type EvaluateOptions, type EvaluationResult, type PendingDelivery } from "./evaluate";
+
+/** Full evaluations a batch runs at once: the worker's job concurrency (server/queue/worker.ts). */
+const FULL_CONCURRENCY = 4;
 
 /** One delivery's outcome in a batch: its result, or why it failed (graphile-worker retries it alone). */
 export type BatchEntry = { deliveryId: string } & ({ ok: true; result: EvaluationResult } | { ok: false; error: unknown });
-
-const missing = (deliveryId: string, outcome: "missing" | "skipped", detail: string): EvaluationResult => ({
-  deliveryId,
-  outcome,
-  detail,
-  created: [],
-  duplicates: [],
-  refused: [],
-  cancelled: [],
-  prefiltered: false,
-});
 
 /**
  * Evaluates `deliveryIds` (in that order) and returns one entry per id, in that order. Throws only
@@ -35,6 +27,8 @@ export async function evaluateBatch(
   opts: EvaluateOptions & {
     deliveryIds: readonly string[];
     rows?: readonly PendingDelivery[];
+    /** Full evaluations at once (FULL_CONCURRENCY). */
+    concurrency?: number;
     /** The full evaluation of one delivery (tests wrap it to inject a failure). */
     inFull?: typeof evaluateInFull;
   },
@@ -50,8 +44,8 @@ export async function evaluateBatch(
   for (const deliveryId of opts.deliveryIds) {
     if (entries.has(deliveryId)) continue;
     const row = byId.get(deliveryId);
-    if (!row) entries.set(deliveryId, { deliveryId, ok: true, result: missing(deliveryId, "missing", "no such delivery") });
-    else if (row.processedAt) entries.set(deliveryId, { deliveryId, ok: true, result: missing(deliveryId, "skipped", "already processed") });
+    if (!row) entries.set(deliveryId, { deliveryId, ok: true, result: result(deliveryId, "missing", "no such delivery") });
+    else if (row.processedAt) entries.set(deliveryId, { deliveryId, ok: true, result: result(deliveryId, "skipped", "already processed") });
     else {
       try {
         const early = await decideEarly(db, row, { now, prefilter: opts.prefilter });
@@ -65,12 +59,20 @@ export async function evaluateBatch(
   // Every delivery decided early, in one statement (a concurrent evaluation's outcome is kept).
   await recordFinal(db, finals, now);
   for (const f of finals) entries.set(f.deliveryId, { deliveryId: f.deliveryId, ok: true, result: f.result });
-  for (const { deliveryId, early } of full) {
-    try {
-      entries.set(deliveryId, { deliveryId, ok: true, result: await inFull(early, { ...opts, now }) });
-    } catch (error) {
-      entries.set(deliveryId, { deliveryId, ok: false, error });
+  // A few at a time, as separate jobs would run: much of a full evaluation waits on PostgreSQL
+  // (and on GitHub for a job log), and concurrent evaluations are safe by construction (the
+  // dedupe keys' advisory locks, taken in one order: locks.ts).
+  let next = 0;
+  const lane = async () => {
+    while (next < full.length) {
+      const { deliveryId, early } = full[next++]!;
+      try {
+        entries.set(deliveryId, { deliveryId, ok: true, result: await inFull(early, { ...opts, now }) });
+      } catch (error) {
+        entries.set(deliveryId, { deliveryId, ok: false, error });
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? FULL_CONCURRENCY, full.length) }, lane));
   return opts.deliveryIds.map((id) => entries.get(id)!);
 }

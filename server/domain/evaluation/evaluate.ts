@@ -38,7 +38,8 @@ export type EvaluationResult = {
   prefiltered: boolean;
 };
 
-const result = (deliveryId: string, outcome: EvaluationResult["outcome"], detail: string): EvaluationResult => ({
+/** A result with nothing created, dropped, refused or cancelled (yet). */
+export const result = (deliveryId: string, outcome: EvaluationResult["outcome"], detail: string): EvaluationResult => ({
   deliveryId,
   outcome,
   detail,
