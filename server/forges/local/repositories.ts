@@ -38,6 +38,19 @@ export async function resolveRevision(repoPath: string, rev: string): Promise<st
 }
 
 /**
+ * The commit a branch of a local-forge repository points at: refs/heads only, so a tag or a
+ * commit id is no branch; null when there is no such branch or the name is no repository's.
+ */
+export async function branchHead(dataDir: string, fullName: string, branch: string): Promise<string | null> {
+  try {
+    return await resolveRevision(bareRepoPath(dataDir, fullName), `refs/heads/${branch}`);
+  } catch (err) {
+    if (err instanceof GitError) return null;
+    throw err;
+  }
+}
+
+/**
  * Commits `files` (path -> content, on top of the branch's tip when it exists) and pushes the
  * commit to the branch. Returns the new commit's sha.
  */

@@ -8,7 +8,7 @@ import { twoPersonRefusal } from "@/server/domain/runs/causers";
 import { retryWriteBack } from "@/server/domain/writebacks/execute";
 import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
-import { bareRepoPath, resolveRevision } from "@/server/forges/local/repositories";
+import { branchHead } from "@/server/forges/local/repositories";
 import { protectedProcedure, requireRepositoryRole, router } from "../init";
 import { auditActorOf } from "@/server/domain/actor";
 import { zApprovalCounts, zApprovalDetail, zApprovalList, zApproved, zPushProtectionOverridden, zRejected } from "../outputs/approvals";
@@ -20,13 +20,7 @@ import { zRetriedWriteBack } from "../outputs/write-backs";
 const zApprovalId = z.object({ approvalId: z.string().min(1).max(100) });
 
 /** The local forge's branch heads (GitHub heads come from the PullRequest rows webhooks keep). */
-const localBranchHead: BranchHead = async (repository, branch) => {
-  try {
-    return await resolveRevision(bareRepoPath(resolve(env.AIRLOCK_DATA_DIR), repository), branch);
-  } catch {
-    return null;
-  }
-};
+const localBranchHead: BranchHead = (repository, branch) => branchHead(resolve(env.AIRLOCK_DATA_DIR), repository, branch);
 
 export const approvalsRouter = router({
   list: protectedProcedure
