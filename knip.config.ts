@@ -12,10 +12,8 @@ const config: KnipConfig = {
     // `npm run bench -- <name>` runs bench/<name>.ts; runview spawns its reference server.
     "bench/*.ts",
     "bench/runview/reference-server.mjs",
-    // Playwright's webServer command for each loop project (playwright.config.ts).
+    // Playwright's webServer command for each loop project and the newcomer walk (playwright.config.ts).
     "e2e/loop/serve.mjs",
-    // The newcomer-walk project's webServer command (playwright.config.ts).
-    "e2e/newcomer-walk-serve.mjs",
     // Run by path (node --import tsx) by the privileged-launch loop spec, on its server's database.
     "e2e/loop/privileged-launch-setup.ts",
     // Agents the command adapter's tests spawn by path.

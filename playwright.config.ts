@@ -12,7 +12,7 @@ const loops = readdirSync("e2e/loop")
   .sort()
   .map((file, i) => ({ name: file.replace(/\.spec\.ts$/, ""), file, port: PORT + 1 + i }));
 // The newcomer walk's scenes need what `npm start` runs: a worker that bootstraps the demo. Its
-// project gets a server of its own (e2e/newcomer-walk-serve.mjs) on the port after the loops'.
+// project gets a server of its own (e2e/loop/serve.mjs, with the forge seeded) on the port after the loops'.
 const NEWCOMER = { name: "newcomer-walk", port: PORT + 1 + loops.length };
 
 const serverEnv = {
@@ -91,7 +91,7 @@ export default defineConfig({
       gracefulShutdown: { signal: "SIGTERM" as const, timeout: 15_000 },
     })),
     {
-      command: `node scripts/with-db.mjs --seed -- node e2e/newcomer-walk-serve.mjs ${NEWCOMER.port} ${NEWCOMER.name}`,
+      command: `node scripts/with-db.mjs --seed -- node e2e/loop/serve.mjs ${NEWCOMER.port} ${NEWCOMER.name}`,
       url: `http://127.0.0.1:${NEWCOMER.port}/api/health`,
       timeout: 180_000,
       reuseExistingServer: false,

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// A `loop-<spec>` project's server: the web server AND a worker on one throwaway,
+// A `loop-<spec>` project's server (and the newcomer-walk project's): the web server AND a worker on one throwaway,
 // seeded database (started by scripts/with-db.mjs), so specs under e2e/loop/
 // can drive the whole loop: local CI, agent attempts, approvals, write-backs.
 // The data directory (local forge, workspaces) is a fresh temp folder per run.
 // SIGTERM stops both children; either one dying stops the other and fails us.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -46,6 +46,12 @@ const env = {
   AIRLOCK_WORKER_POLL_MS: "500",
   ...(github ? { GITHUB_API_URL: github.apiUrl, GITHUB_LOG_HOSTS: github.blobUrl } : {}),
 };
+// The newcomer walk (e2e/newcomer-walk.spec.ts) needs what `npm start` has: the forge's seeded
+// histories in the server's own data directory (the flaky-test scene's branch among them). The
+// seed is idempotent: the rows exist (with-db --seed); this writes the histories into dataDir.
+// Loop specs start from an empty forge, as they always have.
+const WITH_SEEDED_FORGE = new Set(["newcomer-walk"]);
+if (WITH_SEEDED_FORGE.has(name)) execFileSync(process.execPath, ["--import", "tsx", join("prisma", "seed.ts")], { stdio: "inherit", env });
 children.push(
   spawn(process.execPath, ["--import", "tsx", join("server", "queue", "worker.ts")], { stdio: "inherit", env }),
   spawn(process.execPath, webServerArgs({ port }), { stdio: "inherit", env }),
