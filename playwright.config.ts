@@ -15,6 +15,16 @@ const loops = readdirSync("e2e/loop")
 // project gets a server of its own (e2e/loop/serve.mjs, with the forge seeded) on the port after the loops'.
 const NEWCOMER = { name: "newcomer-walk", port: PORT + 1 + loops.length };
 
+/** Servers with a worker (e2e/loop/serve.mjs): one per loop spec, and the newcomer walk's. */
+const workerServers = [...loops.map((l) => ({ project: `loop-${l.name}`, name: l.name, port: l.port })), { project: NEWCOMER.name, ...NEWCOMER }];
+
+// `--project X` (or `--project=X`, repeated, `*` as a wildcard) starts only X's server: each one
+// brings a database and a seed, and starting all of them for one spec takes minutes here.
+// Without the flag every server starts, as in `npm test`.
+const projectArgs = process.argv.flatMap((arg, i, all) => (arg === "--project" ? [all[i + 1] ?? ""] : arg.startsWith("--project=") ? [arg.slice("--project=".length)] : []));
+const projectPatterns = projectArgs.map((p) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*")}$`, "i"));
+const selected = (project: string) => projectPatterns.length === 0 || projectPatterns.some((re) => re.test(project));
+
 const serverEnv = {
   NODE_ENV: "production",
   NEXT_TELEMETRY_DISABLED: "1",
@@ -68,37 +78,27 @@ export default defineConfig({
   // Playwright starts webServer before globalSetup, so the server command brings
   // its own throwaway, migrated and seeded database.
   webServer: [
-    {
+    ...(selected("chromium") ? [{
       // The database URL goes to a file the specs read to append run events as a
       // worker would (e2e/db.ts); nothing over HTTP can write events.
       command: `node scripts/with-db.mjs --seed -- sh -c 'mkdir -p test-results && printf %s "$DATABASE_URL" > test-results/e2e-database-url && exec ${webServerCommand({ port: PORT })}'`,
       url: `http://127.0.0.1:${PORT}/api/health`,
       timeout: 120_000,
       reuseExistingServer: false,
-      stdout: "pipe",
-      stderr: "pipe",
+      stdout: "pipe" as const,
+      stderr: "pipe" as const,
       env: { ...serverEnv, AIRLOCK_URL: `http://127.0.0.1:${PORT}` },
-      gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
-    },
-    ...loops.map((l) => ({
-      command: `node scripts/with-db.mjs --seed -- node e2e/loop/serve.mjs ${l.port} ${l.name}`,
-      url: `http://127.0.0.1:${l.port}/api/health`,
+      gracefulShutdown: { signal: "SIGTERM" as const, timeout: 10_000 },
+    }] : []),
+    ...workerServers.filter((w) => selected(w.project)).map((w) => ({
+      command: `node scripts/with-db.mjs --seed -- node e2e/loop/serve.mjs ${w.port} ${w.name}`,
+      url: `http://127.0.0.1:${w.port}/api/health`,
       timeout: 180_000,
       reuseExistingServer: false,
       stdout: "pipe" as const,
       stderr: "pipe" as const,
-      env: { ...serverEnv, AIRLOCK_URL: `http://127.0.0.1:${l.port}` },
+      env: { ...serverEnv, AIRLOCK_URL: `http://127.0.0.1:${w.port}` },
       gracefulShutdown: { signal: "SIGTERM" as const, timeout: 15_000 },
     })),
-    {
-      command: `node scripts/with-db.mjs --seed -- node e2e/loop/serve.mjs ${NEWCOMER.port} ${NEWCOMER.name}`,
-      url: `http://127.0.0.1:${NEWCOMER.port}/api/health`,
-      timeout: 180_000,
-      reuseExistingServer: false,
-      stdout: "pipe" as const,
-      stderr: "pipe" as const,
-      env: { ...serverEnv, AIRLOCK_URL: `http://127.0.0.1:${NEWCOMER.port}` },
-      gracefulShutdown: { signal: "SIGTERM" as const, timeout: 15_000 },
-    },
   ],
 });

@@ -24,16 +24,23 @@ export function workReactions() {
   execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { env: { ...process.env, DATABASE_URL: url }, stdio: "inherit", timeout: 60_000 });
 }
 
-/** The e2e database for every test of a spec: opened before the first, closed after the last. */
+/**
+ * The e2e database for every test of a spec: opened before the first, closed after the last.
+ * It is the chromium project's server's: a spec that also runs in another project (the newcomer
+ * walk) opens it only there, since with `--project` that server may not be started at all.
+ */
 export function e2eDbForSpec(): () => pg.Client {
   let db: pg.Client | undefined;
-  test.beforeAll(async () => {
-    db = await e2eDb();
+  test.beforeAll(async ({}, info) => {
+    if (info.project.name === "chromium") db = await e2eDb();
   });
   test.afterAll(async () => {
     await db?.end();
   });
-  return () => db!;
+  return () => {
+    if (!db) throw new Error("the chromium project's e2e database is only open in that project's tests");
+    return db;
+  };
 }
 
 // A loop spec's own server (e2e/loop/serve.mjs: a web server and a worker share its database),
