@@ -103,14 +103,20 @@ export async function demoStory(opts: { db: Db; repositoryIds: string[] | "all" 
   });
 
   // 4. Attribution of red checks: ours and pre-existing.
-  const attributions = await db.policyDecision.findMany({
-    where: { run: visible, policyVersion: { policy: { kind: "attribution" } } },
-    orderBy: { createdAt: "desc" },
-    take: 50,
-    select: { value: true, subject: true, run: { select: runSelect } },
-  });
+  // One query per value: a live worker makes many more attribution decisions than these two, and
+  // "the newest 50" would lose the seeded ones behind them.
   const kinds = ["ours", "pre_existing"] as const;
-  const found = kinds.map((k) => attributions.find((a) => a.value === k && a.run)).filter((a) => a !== undefined);
+  const found = (
+    await Promise.all(
+      kinds.map((k) =>
+        db.policyDecision.findFirst({
+          where: { run: visible, value: { equals: k }, policyVersion: { policy: { kind: "attribution" } } },
+          orderBy: { createdAt: "desc" },
+          select: { value: true, subject: true, run: { select: runSelect } },
+        }),
+      ),
+    )
+  ).flatMap((a) => (a?.run ? [{ ...a, run: a.run }] : []));
   scenes.push({
     key: "attribution",
     title: "Whose red check is it?",
@@ -119,7 +125,7 @@ export async function demoStory(opts: { db: Db; repositoryIds: string[] | "all" 
         ? `Attribution, decided by rules from the CI seen before each agent pass: ${found.map((a) => `${a.subject.split("|")[1]} is ${a.value === "ours" ? "ours (our edits are in range)" : "pre-existing (red before our edits)"}`).join("; ")}.`
         : "No red check on a branch with agent activity has been attributed yet.",
     how: howOf(found[0]?.run),
-    links: found.map((a) => ({ label: `${a.value === "ours" ? "Ours" : "Pre-existing"}: run #${a.run!.number}`, href: runHref(a.run!.id) })),
+    links: found.map((a) => ({ label: `${a.value === "ours" ? "Ours" : "Pre-existing"}: run #${a.run.number}`, href: runHref(a.run.id) })),
   });
 
   // 5. A flaky test: triage reran it once, it failed the same way, and triage escalated it.
