@@ -171,7 +171,8 @@ test("a newcomer follows every scene of the story panel and what they approve la
   const git = (...args: string[]) => execFileSync("git", ["--git-dir", bare, ...args], { encoding: "utf8" }).trim();
   const problems = watch(page);
   try {
-    await signInWithPassword(page, baseURL!, demoUser("user_maintainer").email, demoPassword);
+    // The login `npm start` prints: the admin, who sees every repository the story crosses.
+    await signInWithPassword(page, baseURL!, demoUser("user_admin").email, demoPassword);
     const story = page.getByRole("region", { name: "The demo story" });
     const scene = (key: string) => story.locator(`[data-scene="${key}"]`);
 
