@@ -194,8 +194,10 @@ test("a newcomer follows every scene of the story panel and what they approve la
     await expect(story.locator("[data-scene]")).toHaveCount(7);
     // Every scene has something behind it, and every link it offers opens cleanly.
     for (const key of ["loop", "fork", "escalation", "attribution", "flaky", "privileged", "cost_cap"]) {
+      // Each visit is a fresh page: the panel's story loads again before its links are there.
+      await expect(story.locator("[data-scene]")).toHaveCount(7);
       const links = scene(key).getByRole("link");
-      expect(await links.count(), `scene ${key} has links`).toBeGreaterThan(0);
+      await expect(links.first(), `scene ${key} has links`).toBeVisible();
       for (const href of await links.evaluateAll((as) => as.map((a) => a.getAttribute("href") ?? ""))) await visit(page, href, problems);
       await visit(page, "/runs", problems);
     }
