@@ -13,20 +13,25 @@ import { zWriteBackRow } from "./write-backs";
 
 const zPerson = z.object({ name: z.string(), email: z.string() });
 
+/** What a request asks and where it stands: the fields the queue's rows and a request share. */
+const zApprovalBase = {
+  id: z.string(),
+  action: z.enum(WriteBackKind),
+  status: z.enum(ApprovalStatus),
+  targetBranch: z.string().nullable(),
+  targetPrNumber: z.number().int().nullable(),
+  targetCheck: z.string().nullable(),
+  targetHeadSha: z.string().nullable(),
+  artifactDigest: z.string().nullable(),
+  createdAt: z.date(),
+  expiresAt: z.date(),
+  decidedAt: z.date().nullable(),
+  reason: z.string().nullable(),
+};
+
 export const zApprovalList = z.array(
   z.object({
-    id: z.string(),
-    action: z.enum(WriteBackKind),
-    status: z.enum(ApprovalStatus),
-    targetBranch: z.string().nullable(),
-    targetPrNumber: z.number().int().nullable(),
-    targetCheck: z.string().nullable(),
-    targetHeadSha: z.string().nullable(),
-    artifactDigest: z.string().nullable(),
-    createdAt: z.date(),
-    expiresAt: z.date(),
-    decidedAt: z.date().nullable(),
-    reason: z.string().nullable(),
+    ...zApprovalBase,
     decidedBy: zPerson.nullable(),
     run: z.object({ id: z.string(), number: z.number().int(), title: z.string(), status: z.enum(RunStatus), repository: z.object({ id: z.string(), fullName: z.string() }) }),
     stackName: z.string().nullable(),
@@ -35,22 +40,11 @@ export const zApprovalList = z.array(
 );
 
 const zApprovalRow = {
-  id: z.string(),
+  ...zApprovalBase,
   runId: z.string(),
-  action: z.enum(WriteBackKind),
-  status: z.enum(ApprovalStatus),
-  targetBranch: z.string().nullable(),
-  targetPrNumber: z.number().int().nullable(),
-  targetCheck: z.string().nullable(),
-  targetHeadSha: z.string().nullable(),
   artifactId: z.string().nullable(),
-  artifactDigest: z.string().nullable(),
   policyDecisionId: z.string().nullable(),
-  createdAt: z.date(),
-  expiresAt: z.date(),
-  decidedAt: z.date().nullable(),
   decidedById: z.string().nullable(),
-  reason: z.string().nullable(),
 };
 const zPushProtectionOverride = z.object({ byUserId: z.string(), by: z.string(), at: z.string(), reason: z.string() });
 
