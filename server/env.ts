@@ -91,6 +91,12 @@ const zEnv = z.object({
   AIRLOCK_APPROVAL_TTL_HOURS: z.coerce.number().positive().max(30 * 24).default(7 * 24),
   /** The worker prepares the demo repository (local forge + one local CI run) at start. */
   AIRLOCK_DEMO_BOOTSTRAP: zBool,
+  /**
+   * The bootstrap prepares the demo loop only, not the story's other live scenes (the loop e2e
+   * servers: their specs drive that loop, and a held scene fork on its branch would defer a
+   * rejection behind it).
+   */
+  AIRLOCK_DEMO_LOOP_ONLY: zBool,
   /** Local CI: a check running longer than this is stopped and counted as timed out. */
   AIRLOCK_CI_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(6 * 3_600_000).default(10 * 60_000),
   /** Kubernetes runner pools: a kubeconfig file, or `in-cluster`. Unset: kubernetes pools are refused. */

@@ -37,10 +37,13 @@ if (WITH_GITHUB_DOUBLE.has(name)) {
   github = JSON.parse(readFileSync(infoFile, "utf8"));
 }
 
+const WITH_SEEDED_FORGE = new Set(["newcomer-walk"]);
 const env = {
   ...process.env,
   AIRLOCK_DATA_DIR: dataDir,
   AIRLOCK_DEMO_BOOTSTRAP: "1",
+  // Loop specs drive the demo loop themselves; only the newcomer walk needs the story's scenes.
+  AIRLOCK_DEMO_LOOP_ONLY: WITH_SEEDED_FORGE.has(name) ? "0" : "1",
   // Scripted agents replay at 20x so a loop takes seconds, not minutes.
   AIRLOCK_SCRIPTED_SPEED: process.env.AIRLOCK_SCRIPTED_SPEED ?? "20",
   AIRLOCK_WORKER_POLL_MS: "500",
@@ -50,7 +53,6 @@ const env = {
 // histories in the server's own data directory (the flaky-test scene's branch among them). The
 // seed is idempotent: the rows exist (with-db --seed); this writes the histories into dataDir.
 // Loop specs start from an empty forge, as they always have.
-const WITH_SEEDED_FORGE = new Set(["newcomer-walk"]);
 if (WITH_SEEDED_FORGE.has(name)) execFileSync(process.execPath, ["--import", "tsx", join("prisma", "seed.ts")], { stdio: "inherit", env });
 children.push(
   spawn(process.execPath, ["--import", "tsx", join("server", "queue", "worker.ts")], { stdio: "inherit", env }),

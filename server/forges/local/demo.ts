@@ -45,6 +45,8 @@ export async function bootstrapDemo(opts: {
   log?: (line: string) => void;
   /** How long to wait for the trigger path to create the run (default 60 s). */
   runWaitMs?: number;
+  /** Start the story's live scenes after the loop (default true). */
+  scenes?: boolean;
 }): Promise<DemoResult> {
   const { db } = opts;
   const repo = await db.repository.findUnique({ where: { fullName: DEMO_REPOSITORY } });
@@ -99,6 +101,7 @@ export async function bootstrapDemo(opts: {
     await dispatchRun({ db, actor: DEMO_ACTOR, runId: run.id });
     summary = `dispatched the suggested run ${run.id}`;
   }
+  if (opts.scenes === false) return { summary, sha, pipelineId: pipeline.id, runId: run.id };
   const scenes = [await forkScene(db, run.id, COST_CAP_SCENE), await forkScene(db, run.id, PRIVILEGED_SCENE), await flakyScene(opts)].filter((s) => s !== null);
   return { summary: [summary, ...scenes].join("; "), sha, pipelineId: pipeline.id, runId: run.id };
 }

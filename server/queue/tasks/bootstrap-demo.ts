@@ -1,3 +1,4 @@
+import { env } from "@/server/env";
 import { bootstrapDemo } from "@/server/forges/local/demo";
 import type { WorkerContext } from "../worker-context";
 
@@ -9,6 +10,7 @@ export async function bootstrapDemoTask(_payload: unknown, ctx: WorkerContext): 
     ciTimeoutMs: ctx.settings.ciTimeoutMs,
     toolchainNodeModules: ctx.settings.toolchainNodeModules,
     log: ctx.log,
+    scenes: !env.AIRLOCK_DEMO_LOOP_ONLY,
   });
   ctx.log(`demo: ${result.summary}`);
 }
