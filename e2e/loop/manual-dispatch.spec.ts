@@ -33,8 +33,12 @@ test.describe("manual dispatch", () => {
     const head = mainHead();
     await signIn(page, baseURL!, "user_maintainer");
     await page.goto("/runs");
-    await page.getByRole("button", { name: "Dispatch a run" }).click();
     const dialog = page.getByRole("dialog", { name: "Dispatch a run" });
+    // A click that lands before the page hydrates opens nothing: click until the dialog opens.
+    await expect(async () => {
+      if (!(await dialog.isVisible())) await page.getByRole("button", { name: "Dispatch a run" }).click({ timeout: 2_000 });
+      await expect(dialog).toBeVisible({ timeout: 2_000 });
+    }).toPass({ timeout: 30_000 });
     await dialog.getByLabel("Repository").selectOption({ label: REPOSITORY });
     await expect(dialog.getByLabel("Branch")).toHaveValue("main");
     await expect(dialog.getByLabel("Task kind")).toHaveValue("diagnose");
