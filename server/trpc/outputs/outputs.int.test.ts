@@ -130,6 +130,25 @@ describe("declared outputs strip what a presenter leaks", () => {
     expect(Object.keys(listed!)).not.toContain("presented");
   });
 
+  it("an approval whose stored presented record is corrupt: byId fails, it is not shown", async () => {
+    const maintainer = await createUser();
+    const repo = await createPatchRepository([[maintainer, "maintainer"]]);
+    const { approvalId } = await createPatchApproval({ repo });
+    const marker = `corrupt-${uid()}`;
+    // A record of another shape than zPresented: written behind the app's back (or by an old build).
+    await db.approvalRequest.update({ where: { id: approvalId }, data: { presented: { kind: marker, files: marker } } });
+    await expect(callerFor(maintainer).approvals.byId({ approvalId })).rejects.toMatchObject({ code: "INTERNAL_SERVER_ERROR" });
+    const res = await fetchRequestHandler({
+      endpoint: "/api/trpc",
+      req: new Request(`http://localhost:3000/api/trpc/approvals.byId?input=${encodeURIComponent(JSON.stringify({ json: { approvalId } }))}`),
+      router: appRouter,
+      createContext: () => createTRPCContext({ user: maintainer }),
+      onError: () => {},
+    });
+    expect(res.status).toBe(500);
+    expect(await res.text()).not.toContain(marker);
+  });
+
   it("a secret's value inside a stack's spec", async () => {
     const member = await createUser();
     await createRepository({ members: [[member, "viewer"]] });

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { RepoRole, TaskKind, TriggerAction, TriggerKind } from "@/server/db/generated/enums";
+import { RepoRole } from "@/server/db/generated/enums";
+import { zTriggerRule } from "@/server/domain/triggers/trigger-rule";
 import { zRepositoryRef } from "./repositories";
 import { zRight } from "./shared";
 import { zStackOption } from "./stacks";
@@ -12,30 +13,23 @@ export const zTriggerFormOptions = z.object({
   canManageGlobal: z.boolean(),
 });
 
-/** A trigger rule's row, as saved and as the pages show it (one shape for create, update, list and byId). */
-export const zTriggerRuleRow = z.object({
-  id: z.string(),
-  name: z.string(),
-  kind: z.enum(TriggerKind),
-  action: z.enum(TriggerAction),
-  taskKind: z.enum(TaskKind),
-  repositoryId: z.string().nullable(),
-  stackId: z.string(),
-  version: z.number().int(),
-  enabled: z.boolean(),
-  workflow: z.string().nullable(),
-  job: z.string().nullable(),
-  step: z.string().nullable(),
-  branchGlob: z.string().nullable(),
-  pathFilters: z.array(z.string()),
-  failureSignature: z.string().nullable(),
-  alsoFire: z.boolean(),
-  scanSchedule: z.string().nullable(),
-  scanWindowHours: z.number().int().nullable(),
-  scanThreshold: z.number().int().nullable(),
-  createdAt: z.date(),
-  updatedAt: z.date(),
-});
+/**
+ * A trigger rule's row, as saved and as the pages show it (one shape for create, update, list and
+ * byId): the matcher's fields as the domain declares them (server/domain/triggers/trigger-rule.ts),
+ * the ones a hand-written rule may leave out being always set on a row.
+ */
+const { shape: rule } = zTriggerRule;
+export const zTriggerRuleRow = zTriggerRule
+  .pick({ id: true, name: true, kind: true, action: true, taskKind: true, repositoryId: true, stackId: true, enabled: true, workflow: true, job: true, step: true, branchGlob: true, pathFilters: true, failureSignature: true })
+  .extend({
+    version: rule.version.unwrap(),
+    alsoFire: rule.alsoFire.unwrap(),
+    scanSchedule: rule.scanSchedule.unwrap(),
+    scanWindowHours: rule.scanWindowHours.unwrap(),
+    scanThreshold: rule.scanThreshold.unwrap(),
+    createdAt: z.date(),
+    updatedAt: z.date(),
+  });
 
 const zRuleLinks = {
   repository: zRepositoryRef.nullable(),
