@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { RepoRole, RunStatus, TaskKind } from "@/server/db/generated/enums";
+import { RepoRole, RunStatus, TaskKind, TriageActionKind, TriageActionStatus, TriageDisposition } from "@/server/db/generated/enums";
+import { storedEnum } from "./stored-json";
 import { zStackOption } from "./stacks";
 
 // What the runs list and the run page read (server/domain/runs/).
@@ -27,3 +28,19 @@ export const zDispatchOptions = z.object({
   /** The heading the prompt puts above a manual dispatch's instructions, shown in the dialog as the agent gets it. */
   instructionsHeading: z.string(),
 });
+
+/** The triage decision behind a run (server/domain/triage/presenter.ts), or null when none was made. */
+export const zRunTriage = z
+  .object({
+    id: z.string(),
+    disposition: storedEnum(TriageDisposition),
+    action: storedEnum(TriageActionKind),
+    actionStatus: storedEnum(TriageActionStatus),
+    actionDetail: z.string(),
+    refusal: z.string().nullable(),
+    policyDecisionId: z.string().nullable(),
+    headSha: z.string(),
+    checkName: z.string(),
+    createdAt: z.date(),
+  })
+  .nullable();

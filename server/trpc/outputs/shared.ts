@@ -11,3 +11,6 @@ export const zRunRef = z.object({ id: z.string(), number: z.number().int(), titl
 export const zDeleted = z.object({ id: z.string() });
 
 export const zUpdated = z.object({ marked: z.number().int() });
+
+/** A keyset page (the lists that load more): its items, and the cursor of the next page, if any. */
+export const zPage = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });

@@ -3,6 +3,7 @@ import { visibleRepositoryIds } from "@/server/auth/roles";
 import { listAudit } from "@/server/domain/audit";
 import { decodeCursor, encodeCursor } from "@/server/domain/runs/list";
 import { protectedProcedure, requireRepositoryRole, router } from "../init";
+import { zAuditPage } from "../outputs/audit";
 
 export const auditRouter = router({
   list: protectedProcedure
@@ -17,6 +18,7 @@ export const auditRouter = router({
         limit: z.number().int().min(1).max(200).default(50),
       }),
     )
+    .output(zAuditPage)
     .query(async ({ ctx, input }) => {
       if (input.repositoryId) await requireRepositoryRole(ctx, input.repositoryId, "viewer");
       const { cursor, limit, ...filter } = input;

@@ -3,6 +3,7 @@ import { visibleRepositoryIds } from "@/server/auth/roles";
 import { listNotifications, markAllRead, markRead, unreadCount } from "@/server/domain/notifications/inbox";
 import { decodeCursor, encodeCursor } from "@/server/domain/runs/list";
 import { protectedProcedure, requireRepositoryRole, router } from "../init";
+import { zNotificationPage } from "../outputs/notifications";
 import { zUpdated } from "../outputs/shared";
 
 const zId = z.string().min(1).max(100);
@@ -17,6 +18,7 @@ export const notificationsRouter = router({
         limit: z.number().int().min(1).max(100).default(30),
       }),
     )
+    .output(zNotificationPage)
     .query(async ({ ctx, input }) => {
       if (input.repositoryId) await requireRepositoryRole(ctx, input.repositoryId, "viewer");
       const page = await listNotifications({

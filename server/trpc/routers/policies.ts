@@ -13,6 +13,7 @@ import {
 } from "@/server/domain/policy/store";
 import { definePolicy } from "@/server/domain/policy/validate";
 import { adminProcedure, memberProcedure, router } from "../init";
+import { zPolicyDetail, zPolicyList, zPolicyReview, zPolicyTry, zPolicyVersionDiff, zPolicyVersions, zSavedPolicyVersion } from "../outputs/policies";
 
 // Policies are global: anyone with a role on some repository reads them and may try them; only an Airlock admin
 // saves a new version.
@@ -21,9 +22,9 @@ const zPolicyKind = z.enum(PolicyKind);
 const zVersion = z.int().positive();
 
 export const policiesRouter = router({
-  list: memberProcedure.query(({ ctx }) => listPolicies({ db: ctx.db })),
+  list: memberProcedure.output(zPolicyList).query(({ ctx }) => listPolicies({ db: ctx.db })),
 
-  byKind: memberProcedure.input(z.object({ kind: zPolicyKind })).query(async ({ ctx, input }) => {
+  byKind: memberProcedure.input(z.object({ kind: zPolicyKind })).output(zPolicyDetail).query(async ({ ctx, input }) => {
     const policy = await getPolicy({ db: ctx.db, kind: input.kind });
     return { ...policy, review: reviewPolicy(policy.current.definition), canEdit: ctx.user.isAdmin };
   }),
@@ -33,6 +34,7 @@ export const policiesRouter = router({
   /** The editor's live check of an unsaved definition: model violations, then the three checks. */
   check: memberProcedure
     .input(z.object({ definition: zPolicyDefinition }))
+    .output(zPolicyReview)
     .mutation(({ input }) => reviewPolicy(input.definition)),
 
   /**
@@ -49,6 +51,7 @@ export const policiesRouter = router({
         property: z.string().min(1).max(64).optional(),
       }),
     )
+    .output(zPolicyTry)
     .mutation(async ({ ctx, input }) => {
       const { facts, property } = input;
       // An unsaved definition that breaks its model is refused (UNPROCESSABLE, issues listed).
@@ -61,6 +64,7 @@ export const policiesRouter = router({
 
   save: adminProcedure
     .input(z.object({ kind: zPolicyKind, expectedVersion: zVersion, definition: zPolicyDefinition }))
+    .output(zSavedPolicyVersion)
     .mutation(({ ctx, input }) =>
       savePolicyVersion({
         db: ctx.db,
@@ -73,9 +77,11 @@ export const policiesRouter = router({
 
   versions: memberProcedure
     .input(z.object({ kind: zPolicyKind }))
+    .output(zPolicyVersions)
     .query(({ ctx, input }) => listPolicyVersions({ db: ctx.db, kind: input.kind })),
 
   diff: memberProcedure
     .input(z.object({ kind: zPolicyKind, from: zVersion, to: zVersion }))
+    .output(zPolicyVersionDiff)
     .query(({ ctx, input }) => diffPolicyVersions({ db: ctx.db, kind: input.kind, from: input.from, to: input.to })),
 });

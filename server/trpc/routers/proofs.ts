@@ -2,6 +2,7 @@ import { z } from "zod";
 import { recheckDecision } from "@/server/domain/policy/decide";
 import { decisionRepository, getDecision, listRunDecisions } from "@/server/domain/policy/decisions";
 import { memberProcedure, requireRepositoryRole, router, runProcedure } from "../init";
+import { zDecisionView, zRecheckedDecision } from "../outputs/policies";
 
 // Stored decisions and their proofs. A decision made for a run is readable by the run
 // repository's viewers; one made outside any run (e.g. from the policy page) by anyone with a role.
@@ -15,12 +16,13 @@ const decisionProcedure = memberProcedure
   });
 
 export const proofsRouter = router({
-  byRun: runProcedure("viewer").query(({ ctx, input }) => listRunDecisions({ db: ctx.db, runId: input.runId })),
+  byRun: runProcedure("viewer").output(z.array(zDecisionView)).query(({ ctx, input }) => listRunDecisions({ db: ctx.db, runId: input.runId })),
 
-  byId: decisionProcedure.query(({ ctx, input }) => getDecision({ db: ctx.db, decisionId: input.decisionId })),
+  byId: decisionProcedure.output(zDecisionView).query(({ ctx, input }) => getDecision({ db: ctx.db, decisionId: input.decisionId })),
 
   /** Re-evaluates a stored decision: against its own version (must agree) or today's. */
   recheck: decisionProcedure
     .input(z.object({ against: z.enum(["stored", "current"]).default("stored") }))
+    .output(zRecheckedDecision)
     .query(({ ctx, input }) => recheckDecision({ db: ctx.db, decisionId: input.decisionId, against: input.against })),
 });

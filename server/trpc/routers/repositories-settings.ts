@@ -25,7 +25,7 @@ import { env } from "@/server/env";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { adminProcedure, protectedProcedure, repositoryProcedure, router } from "../init";
-import { zMembership, zRemovedMember, zSettingsRepositories } from "../outputs/repositories";
+import { zInstallationCandidates, zMembership, zRemovedMember, zRepositoryPolicySaved, zRepositorySettings, zSettingsRepositories } from "../outputs/repositories";
 
 // A repository's settings: its viewers read them; its admins (or an Airlock admin) change the
 // policy and the members. The services check the role again inside their transactions.
@@ -48,7 +48,7 @@ export const repositorySettingsRouter = router({
     .mutation(({ ctx, input }) => createLocalRepository({ db: ctx.db, actor: ctx.user, input, dataDir: resolve(env.AIRLOCK_DATA_DIR) })),
 
   /** The GitHub App's installations and their repositories (Airlock admins), for "Add repository". */
-  installationCandidates: adminProcedure.query(({ ctx }) => installationCandidates({ db: ctx.db, actor: ctx.user, key: sealingKey(), apiUrl: env.GITHUB_API_URL ?? null })),
+  installationCandidates: adminProcedure.output(zInstallationCandidates).query(({ ctx }) => installationCandidates({ db: ctx.db, actor: ctx.user, key: sealingKey(), apiUrl: env.GITHUB_API_URL ?? null })),
 
   /** An Airlock admin adds one repository of an installation (GitHub is asked again that it covers it). */
   registerFromInstallation: adminProcedure
@@ -58,10 +58,11 @@ export const repositorySettingsRouter = router({
       registerFromInstallation({ db: ctx.db, actor: ctx.user, input, key: sealingKey(), githubUrl: env.GITHUB_URL, apiUrl: env.GITHUB_API_URL ?? null }),
     ),
 
-  get: repositoryProcedure("viewer").query(({ ctx }) => repositorySettings({ db: ctx.db, actor: ctx.user, repositoryId: ctx.repositoryId, dataDir: resolve(env.AIRLOCK_DATA_DIR) })),
+  get: repositoryProcedure("viewer").output(zRepositorySettings).query(({ ctx }) => repositorySettings({ db: ctx.db, actor: ctx.user, repositoryId: ctx.repositoryId, dataDir: resolve(env.AIRLOCK_DATA_DIR) })),
 
   updatePolicy: repositoryProcedure("admin")
     .input(zUpdateRepositoryPolicyInput)
+    .output(zRepositoryPolicySaved)
     .mutation(({ ctx, input }) => updateRepositoryPolicy({ db: ctx.db, actor: ctx.user, input })),
 
   addMember: repositoryProcedure("admin").input(zAddMemberInput).output(zMembership).mutation(({ ctx, input }) => addMember({ db: ctx.db, actor: ctx.user, input })),

@@ -12,6 +12,7 @@ import {
 import { memberProcedure, repositoryProcedure, router } from "../init";
 import { zCreatedStack, zUpdatedStack, zStackArchived, zStackDetail, zStackList, zStackOptions, zStackVersionDiff } from "../outputs/stacks";
 import { zStackSpec } from "@/server/domain/stacks/spec-schema";
+import { zPreviewSources, zStackPreview } from "../outputs/evaluation";
 
 // Stacks are global: everyone with a role on some repository reads them; who may change one depends on the trigger
 // rules that use it (server/domain/stacks/permissions.ts), so the services check it.
@@ -46,10 +47,11 @@ export const stacksRouter = router({
     .mutation(({ ctx, input }) => restoreStack({ db: ctx.db, actor: ctx.user, stackId: input.stackId })),
 
   /** Recent runs and failed jobs of a repository, to preview a stack against. */
-  previewSources: repositoryProcedure("viewer").query(({ ctx }) => previewSources({ db: ctx.db, repositoryId: ctx.repositoryId })),
+  previewSources: repositoryProcedure("viewer").output(zPreviewSources).query(({ ctx }) => previewSources({ db: ctx.db, repositoryId: ctx.repositoryId })),
 
   /** Changes nothing; a mutation because an unsaved spec is too large for a GET URL. */
   preview: repositoryProcedure("viewer")
     .input(zStackPreviewInput)
+    .output(zStackPreview)
     .mutation(({ ctx, input }) => previewStack({ db: ctx.db, input, now: ctx.now() })),
 });

@@ -4,6 +4,7 @@ import { zDryRunInput, zRuleIdInput, zRuleRefInput, zTriggerRuleInput, zUpdateTr
 import { getTriggerRule, listFlakyScans, listTriggerRules, getTriggerFormOptions } from "@/server/domain/triggers/rules-presenter";
 import { createTriggerRule, deleteTriggerRule, requestFlakyScan, updateTriggerRule } from "@/server/domain/triggers/rules-service";
 import { memberProcedure, router } from "../init";
+import { zDryRun } from "../outputs/evaluation";
 import { zDeleted } from "../outputs/shared";
 import { zFlakyScans, zTriggerFormOptions, zTriggerRuleDetail, zTriggerRuleList, zTriggerRuleRow } from "../outputs/triggers";
 
@@ -40,5 +41,5 @@ export const triggersRouter = router({
     .mutation(({ ctx, input }) => requestFlakyScan({ db: ctx.db, actor: ctx.user, ruleId: input.ruleId })),
 
   /** Changes nothing; a mutation because the unsaved rule travels in the body. */
-  dryRun: memberProcedure.input(zDryRunInput).mutation(({ ctx, input }) => dryRunTriggerRule({ db: ctx.db, actor: ctx.user, input })),
+  dryRun: memberProcedure.input(zDryRunInput).output(zDryRun).mutation(({ ctx, input }) => dryRunTriggerRule({ db: ctx.db, actor: ctx.user, input })),
 });
