@@ -11,7 +11,7 @@ import { zWriteBackRow } from "./write-backs";
 // zPresented here, so a stored record of another shape fails the procedure (an error the page
 // shows) instead of reaching the page unchecked.
 
-const zPerson = z.object({ name: z.string(), email: z.string() });
+export const zPerson = z.object({ name: z.string(), email: z.string() });
 
 /** What a request asks and where it stands: the fields the queue's rows and a request share. */
 const zApprovalBase = {
@@ -39,7 +39,8 @@ export const zApprovalList = z.array(
   }),
 );
 
-const zApprovalRow = {
+/** An approval request's own columns (its presented JSON apart). */
+export const zApprovalRow = {
   ...zApprovalBase,
   runId: z.string(),
   artifactId: z.string().nullable(),

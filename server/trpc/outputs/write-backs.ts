@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { WriteBackKind, WriteBackOutcome } from "@/server/db/generated/enums";
+import { storedJson } from "./stored-json";
 
 // What the run page's write-back requests answer, and a write-back as the run and approval pages
 // show it (its stored `target` JSON stays on the server: the pages read the presented record).
@@ -31,3 +32,6 @@ export const zWriteBackRow = z.object({
 });
 
 export const zRetriedWriteBack = z.object({ writeBackId: z.string() });
+
+/** A write-back on the run page: of its stored target, only the exception the change gate applied (an exempt write-back names it). */
+export const zRunWriteBack = zWriteBackRow.extend({ target: storedJson(z.object({ exception: z.string().nullish() })) });

@@ -8,14 +8,14 @@ import { zAttachContextInput } from "@/server/domain/runs/schemas";
 import { protectedProcedure, requireRepositoryRole, router, runProcedure } from "../init";
 import { runExecutionProcedures } from "./run-execution";
 import { auditActorOf } from "@/server/domain/actor";
-import { zCancelled, zEventSearch, zRunCounts, zRunFilterOptions } from "../outputs/runs";
+import { zCancelled, zEventSearch, zRunArtifact, zRunCounts, zRunDetail, zRunEvents, zRunFilterOptions, zRunListPage } from "../outputs/runs";
 
 const zSeq = z.number().int().positive();
 
 export const runsRouter = router({
   ...runExecutionProcedures,
 
-  list: protectedProcedure.input(zRunListInput).query(async ({ ctx, input }) => {
+  list: protectedProcedure.input(zRunListInput).output(zRunListPage).query(async ({ ctx, input }) => {
     if (input.repositoryId) await requireRepositoryRole(ctx, input.repositoryId, "viewer");
     const repositoryIds = await visibleRepositoryIds(ctx.db, ctx.user);
     return listRuns({ db: ctx.db, repositoryIds, input });
@@ -31,10 +31,11 @@ export const runsRouter = router({
     getRunFilterOptions({ db: ctx.db, repositoryIds: await visibleRepositoryIds(ctx.db, ctx.user) }),
   ),
 
-  byId: runProcedure("viewer").query(({ ctx, input }) => getRunDetail({ db: ctx.db, runId: input.runId, viewerRole: ctx.role, viewerId: ctx.user.id })),
+  byId: runProcedure("viewer").output(zRunDetail).query(({ ctx, input }) => getRunDetail({ db: ctx.db, runId: input.runId, viewerRole: ctx.role, viewerId: ctx.user.id })),
 
   events: runProcedure("viewer")
     .input(z.object({ beforeSeq: zSeq.optional(), afterSeq: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(1000).default(200) }))
+    .output(zRunEvents)
     .query(({ ctx, input }) =>
       listRunEvents({ db: ctx.db, runId: input.runId, beforeSeq: input.beforeSeq, afterSeq: input.afterSeq, limit: input.limit }),
     ),
@@ -46,6 +47,7 @@ export const runsRouter = router({
 
   artifact: runProcedure("viewer")
     .input(z.object({ artifactId: z.string().min(1).max(100) }))
+    .output(zRunArtifact)
     .query(({ ctx, input }) => getRunArtifact({ db: ctx.db, runId: input.runId, artifactId: input.artifactId })),
 
   cancel: runProcedure("maintainer")
