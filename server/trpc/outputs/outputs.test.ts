@@ -8,7 +8,7 @@ import { appRouter } from "@/server/trpc/root";
 // outputs.int.test.ts shows the schemas strip such a key from real answers.
 
 // Where an answer carries open JSON on purpose, each with why. A path here is reported by
-// `openings` below; nothing else may be open.
+// `openings` below (a schema shared by several places, at the first); nothing else may be open.
 const OPEN_BY_DESIGN: Record<string, string> = {
   // An audit entry's detail is what each action chose to record (a reason, what changed from
   // what to what); the page words it (components/audit/sentence.ts), there is no one schema.
