@@ -3,7 +3,7 @@ import { writeBackExtraOf } from "@/server/domain/approvals/presented";
 import { maxFrozenReportChars, type PresentedRelease } from "@/server/domain/approvals/schemas";
 import { prTitle } from "@/server/domain/writebacks/open-pr";
 import { releaseNotes, releaseTagOf } from "@/server/domain/writebacks/publish-release";
-import { publishLocalRelease } from "@/server/forges/local/publish-release";
+import { listLocalReleases, publishLocalRelease } from "@/server/forges/local/publish-release";
 import { storeLocalNote } from "@/server/forges/local/write-back";
 
 // What the seeded write-backs name on the local forge, made there (idempotent):
@@ -71,7 +71,10 @@ async function seedReleases(db: PrismaClient, dataDir: string): Promise<number> 
       report: { id: report.id, name: report.name, digest: report.digest, content: chars.slice(0, maxFrozenReportChars).join(""), cut: chars.length > maxFrozenReportChars },
     };
     const wb = a.writeBack;
-    if (wb?.outcome === "succeeded" && a.run.repository.forge === "local") {
+    // A forge directory kept across databases (a reset database, the e2e servers) already holds
+    // the release, published for an earlier seed's write-back: it is the release named.
+    const published = async () => (await listLocalReleases(dataDir, a.run.repository.fullName)).some((r) => r.tag === tag);
+    if (wb?.outcome === "succeeded" && a.run.repository.forge === "local" && !(await published())) {
       await publishLocalRelease(dataDir, {
         kind: "publish_release",
         idempotencyKey: wb.idempotencyKey,
