@@ -17,7 +17,13 @@ import { PresentedSections, stackLine, targetLine } from "@/components/approvals
 import { zPresented } from "@/server/domain/approvals/schemas";
 import { demoStory } from "@/server/domain/demo/story";
 import { seed } from "./seed";
-import { demoLogins } from "./seed/users";
+import { demoLogins, demoUsers } from "./seed/users";
+import { localForgeFor } from "@/server/domain/approvals/test-fixtures";
+import { executeWriteBack } from "@/server/domain/writebacks/execute";
+import { listLocalReleases } from "@/server/forges/local/publish-release";
+import { createLocalForge } from "@/server/forges/local/write-back";
+import type { ForgeWriteBackRequest } from "@/server/forges/types";
+import { callerFor } from "@/server/testing/factories";
 
 const db = getDb();
 
@@ -294,5 +300,29 @@ describe("demo seed", () => {
     const again = await seed(db, { dataDir, now: new Date(Date.now() + 3 * 24 * 3600_000) });
     expect(again.runsCreated).toBe(0);
     expect(await countAllTables()).toEqual(before);
+  });
+
+  // What an executed write-back names is on the local forge, found the way a reconciling executor
+  // finds it (by its key): the comments' notes and the published release.
+  it("names notes and releases that exist on the local forge", async () => {
+    const forge = createLocalForge({ db, dataDir, ciTimeoutMs: 60_000 });
+    const done = await db.writeBack.findMany({ where: { kind: { in: ["comment", "publish_release"] }, outcome: "succeeded" }, include: { run: { include: { repository: true } } } });
+    expect(done.map((w) => w.kind).sort()).toEqual(["comment", "comment", "comment", "comment", "comment", "publish_release"]);
+    for (const w of done) {
+      const target = w.target as { prNumber?: number; branch?: string; release?: { tag: string } };
+      const req = { kind: w.kind, idempotencyKey: w.idempotencyKey, runId: w.runId, approvalId: w.approvalId, message: "", target: { repository: w.run.repository.fullName, prNumber: target.prNumber }, ...(target.release ? { release: target.release } : {}) } as ForgeWriteBackRequest;
+      expect((await forge.findWriteBack(req))?.externalRef, `${w.kind} of run #${w.run.number}`).toBe(w.externalRef);
+    }
+  });
+
+  it("publishes the pending release offline when a maintainer approves it: the tag the release workflow ran on, at its commit", async () => {
+    const a = await db.approvalRequest.findFirstOrThrow({ where: { action: "publish_release", status: "pending" }, include: { run: { include: { repository: true } } } });
+    const m = demoUsers.maintainer;
+    await callerFor({ id: m.id, email: m.email, name: m.name, isAdmin: m.isAdmin }).approvals.approve({ approvalId: a.id, artifactDigest: a.artifactDigest, headSha: a.targetHeadSha });
+    const res = await executeWriteBack({ db, forgeFor: localForgeFor(dataDir), approvalId: a.id });
+    expect(res).toMatchObject({ outcome: "succeeded", externalRef: `release ${a.targetBranch}` });
+    const tagged = (await git(["--git-dir", bareRepoPath(dataDir, a.run.repository.fullName), "rev-parse", `refs/tags/${a.targetBranch}^{commit}`])).trim();
+    expect(tagged).toBe(a.run.headSha);
+    expect((await listLocalReleases(dataDir, a.run.repository.fullName)).map((r) => r.tag).sort()).toEqual(["v2.13.2", "v2.14.0"]);
   });
 });

@@ -6,6 +6,7 @@ import { ensureShippedPolicies } from "@/server/domain/policy/store";
 import { seedAudit } from "./seed/audit";
 import { seedPipelines } from "./seed/ci";
 import { seedForge } from "./seed/forge";
+import { seedForgeObjects } from "./seed/forge-objects";
 import { seedPools } from "./seed/pools";
 import { seedRepositories } from "./seed/repos";
 import { seedRuns } from "./seed/runs";
@@ -40,6 +41,8 @@ export async function seed(db: PrismaClient, opts: { now?: Date; dataDir?: strin
   await seedDeliveries(db, now);
   await ensureShippedPolicies(db);
   const runs = await seedRuns(db, { now, dataDir, users, repos, prs, pipelines, stacks, pools, rules });
+  // What the seeded write-backs name on the local forge: comment notes, published releases.
+  await seedForgeObjects(db, dataDir);
   // The fix-forward loop's escalation and red-check attribution, by their own code.
   await seedStory(db, { now });
   await seedAudit(db, now, { users, repos, stacks, pools, rules });

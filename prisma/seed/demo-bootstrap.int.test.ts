@@ -4,7 +4,8 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { demoStory } from "@/server/domain/demo/story";
-import { bootstrapDemo, DEMO_BUDGET_STACK, DEMO_FLAKY_BRANCH, DEMO_PRIVILEGED_STACK, DEMO_REPOSITORY } from "@/server/forges/local/demo";
+import { fixForwardOnApprovalRejection } from "@/server/domain/fixloop/triggers";
+import { bootstrapDemo, DEMO_BUDGET_STACK, DEMO_FLAKY_BRANCH, DEMO_PRIVILEGED_BRANCH, DEMO_PRIVILEGED_STACK, DEMO_REPOSITORY } from "@/server/forges/local/demo";
 import { bareRepoPath, resolveRevision } from "@/server/forges/local/repositories";
 import { startWorker } from "@/server/queue/worker";
 import { callerFor } from "@/server/testing/factories";
@@ -91,6 +92,23 @@ describe("the demo bootstrap on a fresh database", () => {
     expect(privileged.attempts).toMatchObject([{ status: "queued", startedAt: null }]);
     const launch = privileged.approvals.find((a) => a.action === "privileged_capability")!;
     expect(launch.status).toBe("pending");
+    // It works on a branch of its own, made at the demo run's commit, so it holds nothing on main.
+    expect(privileged.headBranch).toBe(DEMO_PRIVILEGED_BRANCH);
+    expect(await resolveRevision(bareRepoPath(dataDir, DEMO_REPOSITORY), DEMO_PRIVILEGED_BRANCH)).toBe(privileged.headSha);
+
+    // The story works in any order: a newcomer who rejects the demo run's push while the launch
+    // waits gets a fix run at once, not "waiting for run #N to end". Asked through the hook the
+    // reject procedure calls, in a transaction rolled back so the push stays for the rest.
+    const demoRun = await db.agentDispatchRun.findUniqueOrThrow({ where: { id: demoRunId }, select: { id: true, repositoryId: true, pullRequestId: true, headBranch: true } });
+    const rollback = new Error("rolled back on purpose");
+    let onReject: Awaited<ReturnType<typeof fixForwardOnApprovalRejection>> | null = null;
+    await expect(
+      db.$transaction(async (tx) => {
+        onReject = await fixForwardOnApprovalRejection(tx, { approval: { id: push.id, action: push.action, targetBranch: push.targetBranch, run: demoRun }, reason: "not this way", by: demoUsers.maintainer.email, now: new Date() });
+        throw rollback;
+      }),
+    ).rejects.toBe(rollback);
+    expect(onReject).toMatchObject({ kind: "fix_intended" });
 
     // The flaky test: read as flaky, rerun once on the local CI, failed the same way, escalated.
     const flakySha = (await resolveRevision(bareRepoPath(dataDir, DEMO_REPOSITORY), DEMO_FLAKY_BRANCH))!;

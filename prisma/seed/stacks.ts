@@ -50,6 +50,21 @@ Signature: {{failure.signature}}
 
 {{logs.excerpt}}`;
 
+// What the three scripted demo stacks share: the "sum-off-by-one" recording, its tools and
+// prompt. Each stack adds what its scene is about (subagents, a cap, a privileged server). A
+// version's digest is of the parsed spec's canonical JSON, so sharing this changes no digest:
+// prisma/seed/stacks.test.ts pins them, since a seeded install keeps its stored versions
+// (createMany skips duplicates) and a changed digest would disagree with its seeded runs.
+const scriptedBase = {
+  modelProvider: "local",
+  model: "scripted",
+  adapter: { kind: "scripted", scenario: "sum-off-by-one" },
+  tools: ["Read", "Bash(npm test:*)", "Edit"],
+  approvalMode: "always",
+  promptTemplate: scriptedPrompt,
+  limits: { wallClockMinutes: 5 },
+} as const;
+
 const releasePrompt = `You review release {{ref.tag}} of {{repository.name}} at {{ref.sha}} before it is published.
 
 Artifacts produced by the release workflow:
@@ -130,18 +145,13 @@ export const stacks: StackSeed[] = [
         createdMinutesAgo: 12 * 24 * 60,
         createdBy: "admin",
         spec: {
-          modelProvider: "local",
-          model: "scripted",
-          adapter: { kind: "scripted", scenario: "sum-off-by-one" },
-          tools: ["Read", "Bash(npm test:*)", "Edit"],
+          ...scriptedBase,
           skills: ["minimal-patch"],
           subagents: [
             { name: "diagnoser", role: "Finds the failing assertion and the line that causes it.", tools: ["Read", "Bash(npm test:*)"] },
             { name: "test-fixer", role: "Applies the one-line fix and re-runs the tests.", tools: ["Edit", "Bash(npm test:*)"] },
           ],
-          approvalMode: "always",
-          promptTemplate: scriptedPrompt,
-          limits: { wallClockMinutes: 5, maxCostUsd: 0, maxRetries: 1 },
+          limits: { ...scriptedBase.limits, maxCostUsd: 0, maxRetries: 1 },
         },
       },
     ],
@@ -156,15 +166,7 @@ export const stacks: StackSeed[] = [
         version: 1,
         createdMinutesAgo: 12 * 24 * 60,
         createdBy: "admin",
-        spec: {
-          modelProvider: "local",
-          model: "scripted",
-          adapter: { kind: "scripted", scenario: "sum-off-by-one" },
-          tools: ["Read", "Bash(npm test:*)", "Edit"],
-          approvalMode: "always",
-          promptTemplate: scriptedPrompt,
-          limits: { wallClockMinutes: 5, maxCostUsd: 0.04, maxRetries: 0 },
-        },
+        spec: { ...scriptedBase, limits: { ...scriptedBase.limits, maxCostUsd: 0.04, maxRetries: 0 } },
       },
     ],
   },
@@ -181,14 +183,9 @@ export const stacks: StackSeed[] = [
         createdMinutesAgo: 12 * 24 * 60,
         createdBy: "admin",
         spec: {
-          modelProvider: "local",
-          model: "scripted",
-          adapter: { kind: "scripted", scenario: "sum-off-by-one" },
-          tools: ["Read", "Bash(npm test:*)", "Edit"],
+          ...scriptedBase,
           mcpServers: [{ name: "deploy-status", transport: "stdio", target: "airlock-demo-deploy-status --read-only", secrets: [], configMaps: [], privileged: true, required: false }],
-          approvalMode: "always",
-          promptTemplate: scriptedPrompt,
-          limits: { wallClockMinutes: 5, maxCostUsd: 0, maxRetries: 1 },
+          limits: { ...scriptedBase.limits, maxCostUsd: 0, maxRetries: 1 },
         },
       },
     ],

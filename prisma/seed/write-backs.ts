@@ -52,7 +52,8 @@ export function playWriteBacks(ctx: WriteBackCtx): Date | null {
       promptHash: context.promptHash,
       artifactDigest: art ? contentDigest(art.content).digest : null,
       target: { repository: plan.repo, ...target(w) },
-      idempotencyKey: `airlock:${input.runId}:${w.action}:${approvalId ?? "exempt"}`,
+      // The form the local forge accepts as a file name (its notes are stored by key).
+      idempotencyKey: `wb_seed_${input.runId}_${w.action}_${approvalId ?? "exempt"}`,
       createdAt: tb.t,
     } satisfies Prisma.WriteBackCreateManyInput;
   };

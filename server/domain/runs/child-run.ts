@@ -42,12 +42,14 @@ export const parentSelect = {
   prompt: true,
 } satisfies Prisma.AgentDispatchRunSelect;
 
-export function childBundle(parent: ParentRun, kind: RunSource): Prisma.JsonValue {
+export function childBundle(parent: ParentRun, kind: RunSource, headBranch?: string): Prisma.JsonValue {
   const bundle = parent.contextBundle;
   if (!bundle || typeof bundle !== "object" || Array.isArray(bundle)) return bundle;
   const source = bundle.source;
   if (!source || typeof source !== "object" || Array.isArray(source)) return bundle;
-  return { ...bundle, source: { ...source, kind, via: "ui", parentRunId: parent.id, triggerRuleId: null, triggerRuleName: null, deliveryId: null } };
+  const ref = bundle.ref;
+  const onBranch = headBranch && ref && typeof ref === "object" && !Array.isArray(ref) ? { ref: { ...ref, branch: headBranch } } : {};
+  return { ...bundle, ...onBranch, source: { ...source, kind, via: "ui", parentRunId: parent.id, triggerRuleId: null, triggerRuleName: null, deliveryId: null } };
 }
 
 export async function createChildRun(
@@ -66,6 +68,8 @@ export async function createChildRun(
     stack?: { id: string; version: number; snapshot: Prisma.JsonValue; digest: string };
     /** The commit to start from when the branch moved since the parent (default: the parent's). */
     headSha?: string;
+    /** Another branch to work on (default: the parent's); the bundle's ref names it. It must exist at headSha. */
+    headBranch?: string;
     /** The status event's reason (default: "<actor> resumed/forked run #N"). */
     reason?: string;
     /** Automation acting for the parent's rule (a fix run): admission reads it as its authority. */
@@ -76,7 +80,7 @@ export async function createChildRun(
   },
 ) {
   const { parent, now } = opts;
-  const base = childBundle(parent, opts.source);
+  const base = childBundle(parent, opts.source, opts.headBranch);
   const bundle = opts.bundleExtras && base && typeof base === "object" && !Array.isArray(base) ? ({ ...base, ...opts.bundleExtras } as Prisma.JsonValue) : base;
   const contextDigest = digestOf(bundle);
   const hash = promptHash(opts.prompt);
@@ -94,7 +98,7 @@ export async function createChildRun(
       actorUserId: opts.actor.userId,
       status: "queued",
       headSha: opts.headSha ?? parent.headSha,
-      headBranch: parent.headBranch,
+      headBranch: opts.headBranch ?? parent.headBranch,
       isFork: parent.isFork,
       origin: parent.origin,
       originReason: parent.originReason,

@@ -11,6 +11,7 @@ import { renderPrompt } from "@/server/domain/context/prompt";
 import { childBundle, createChildRun, parentSelect } from "@/server/domain/runs/child-run";
 import { currentStackVersion } from "@/server/domain/stacks/current-version";
 import { digestOf } from "@/server/lib/digest";
+import { git } from "./git";
 import { runLocalCheck } from "./local-ci";
 import { bareRepoPath, commitFiles, ensureBareRepo, resolveRevision } from "./repositories";
 
@@ -29,6 +30,13 @@ export const DEMO_SCENARIO = "sum-off-by-one";
 export const DEMO_BUDGET_STACK = "scripted-demo-budget";
 /** The stack of the privileged-capability scene (seeded): the same recording with a privileged MCP server. */
 export const DEMO_PRIVILEGED_STACK = "scripted-demo-privileged";
+/**
+ * The branch of the privileged-capability scene: its fork works there, not on the demo branch.
+ * The fork waits (open) for its launch decision and then for its own patch's approval; on the
+ * demo branch it would hold the fix-forward loop, so a newcomer who rejected the demo run's push
+ * first saw the rejection deferred behind it. Created at the demo run's commit.
+ */
+export const DEMO_PRIVILEGED_BRANCH = "privileged-capability";
 /** The branch of the flaky-test scene (seeded): a test that passed there before fails in the sandbox. */
 export const DEMO_FLAKY_BRANCH = "due-date-zone";
 const DEMO_ACTOR = systemActor("airlock demo bootstrap");
@@ -102,11 +110,17 @@ export async function bootstrapDemo(opts: {
     summary = `dispatched the suggested run ${run.id}`;
   }
   if (opts.scenes === false) return { summary, sha, pipelineId: pipeline.id, runId: run.id };
-  const scenes = [await forkScene(db, run.id, COST_CAP_SCENE), await forkScene(db, run.id, PRIVILEGED_SCENE), await flakyScene(opts)].filter((s) => s !== null);
+  const scenes = [await forkScene(opts, run.id, COST_CAP_SCENE), await forkScene(opts, run.id, PRIVILEGED_SCENE), await flakyScene(opts)].filter((s) => s !== null);
   return { summary: [summary, ...scenes].join("; "), sha, pipelineId: pipeline.id, runId: run.id };
 }
 
-type ForkSceneSpec = { stack: string; scene: string; title: (parent: { number: number; title: string }, limitUsd: number) => string };
+type ForkSceneSpec = {
+  stack: string;
+  scene: string;
+  title: (parent: { number: number; title: string }, limitUsd: number) => string;
+  /** A branch of its own, made at the demo run's commit (default: the demo run's branch). */
+  branch?: string;
+};
 
 /**
  * The cost-cap scene: a fork of the demo run onto the budget stack (the same recording under a
@@ -127,6 +141,7 @@ const PRIVILEGED_SCENE: ForkSceneSpec = {
   stack: DEMO_PRIVILEGED_STACK,
   scene: "the privileged-capability scene",
   title: (p) => `Fork of #${p.number} with a privileged MCP server: ${p.title}`,
+  branch: DEMO_PRIVILEGED_BRANCH,
 };
 
 /**
@@ -136,15 +151,22 @@ const PRIVILEGED_SCENE: ForkSceneSpec = {
  * its row: the worker is running that run and locks its row to move it, and a scene holding the
  * row while creating the child deadlocked against it (40P01).
  */
-async function forkScene(db: Db, runId: string, spec: ForkSceneSpec): Promise<string | null> {
+async function forkScene(opts: { db: Db; dataDir: string }, runId: string, spec: ForkSceneSpec): Promise<string | null> {
+  const { db } = opts;
   const target = await db.agentStack.findUnique({ where: { name: spec.stack }, select: { id: true } });
   if (!target) return null;
+  if (spec.branch) {
+    const from = await db.agentDispatchRun.findUniqueOrThrow({ where: { id: runId }, select: { headSha: true, repository: { select: { fullName: true } } } });
+    const path = bareRepoPath(opts.dataDir, from.repository.fullName);
+    // Created only where missing (the empty old value): a branch the fork already pushed to stays.
+    if (!(await resolveRevision(path, spec.branch))) await git(["--git-dir", path, "update-ref", `refs/heads/${spec.branch}`, from.headSha, ""]);
+  }
   return transaction(db, "demoForkScene", async (tx) => {
     await advisoryLock(tx, `demo-fork-scene:${runId}`);
     if (await tx.agentDispatchRun.findFirst({ where: { parentRunId: runId, stackId: target.id }, select: { id: true } })) return null;
     const parent = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: runId }, select: parentSelect });
     const stack = await currentStackVersion(tx, target.id);
-    const bundle = zContextBundle.parse(childBundle(parent, "fork"));
+    const bundle = zContextBundle.parse(childBundle(parent, "fork", spec.branch));
     const { prompt } = renderPrompt(stack.spec.promptTemplate, bundle, digestOf(bundle));
     const child = await createChildRun(tx, {
       parent,
@@ -155,6 +177,7 @@ async function forkScene(db: Db, runId: string, spec: ForkSceneSpec): Promise<st
       title: spec.title(parent, stack.spec.limits.maxCostUsd),
       stack,
       triggerRuleId: parent.triggerRuleId,
+      ...(spec.branch ? { headBranch: spec.branch } : {}),
       reason: `the demo bootstrap forked run #${parent.number} onto ${spec.stack} (${spec.scene})`,
       now: new Date(),
     });

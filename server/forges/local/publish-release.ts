@@ -12,7 +12,8 @@ import { writeAtomically } from "@/server/lib/write-atomically";
 // (`<name>.releases/<tag>.json`) with the published artifact's bytes next to it
 // (`<name>.releases/<tag>/<artifact name>`) and their digest. Each step looks first for what a
 // crashed execution did: a tag carrying this write-back's trailer is reused, a record carrying its
-// marker is the result. A tag or record of someone else's is refused, never overwritten.
+// marker is the result. A tag pushed before at the approved commit is the release's tag; a record
+// of someone else's, or a tag at another commit, is refused, never overwritten.
 
 export type LocalRelease = {
   tag: string;
@@ -64,8 +65,13 @@ export async function findLocalRelease(dataDir: string, req: ForgeWriteBackReque
   return rec ? resultOf(rec) : null;
 }
 
-/** This write-back's annotated tag (null: no tag yet); another tag of that name is refused. */
-async function ourTag(repoPath: string, tag: string, key: string): Promise<string | null> {
+/**
+ * The release's tag (null: no tag yet): this write-back's annotated tag, or a tag pushed before
+ * the release at exactly the approved commit (a release workflow runs on a pushed tag, and GitHub
+ * makes a release for an existing tag the same way; it is used as is, never moved). A tag of that
+ * name at another commit is refused.
+ */
+async function ourTag(repoPath: string, tag: string, key: string, commitSha: string): Promise<string | null> {
   let type: string;
   try {
     type = (await git(["--git-dir", repoPath, "cat-file", "-t", `refs/tags/${tag}`])).trim();
@@ -74,7 +80,10 @@ async function ourTag(repoPath: string, tag: string, key: string): Promise<strin
     throw err;
   }
   const message = type === "tag" ? await git(["--git-dir", repoPath, "cat-file", "tag", `refs/tags/${tag}`]) : "";
-  if (!message.includes(`${writeBackTrailer}: ${key}`)) throw new ForgeError(`tag ${tag} already exists and is not this write-back's`, "head_moved");
+  if (!message.includes(`${writeBackTrailer}: ${key}`)) {
+    const at = (await git(["--git-dir", repoPath, "rev-parse", `refs/tags/${tag}^{commit}`])).trim();
+    if (at !== commitSha) throw new ForgeError(`tag ${tag} already exists at ${at.slice(0, 12)}, not at the approved commit ${commitSha.slice(0, 12)}`, "head_moved");
+  }
   return (await git(["--git-dir", repoPath, "rev-parse", `refs/tags/${tag}`])).trim();
 }
 
@@ -89,7 +98,7 @@ export async function publishLocalRelease(dataDir: string, req: ForgeWriteBackRe
   const existing = await readRecord(dataDir, req, rel.tag);
   if (existing) return resultOf(existing);
   const repoPath = bareRepoPath(dataDir, req.target.repository);
-  let tagObject = await ourTag(repoPath, rel.tag, req.idempotencyKey);
+  let tagObject = await ourTag(repoPath, rel.tag, req.idempotencyKey, rel.commitSha);
   if (!tagObject) {
     const message = `${rel.name.trim()}\n\n${rel.notes.trim()}\n\nAirlock-Run: ${req.runId}\n${req.approvalId ? `Airlock-Approval: ${req.approvalId}\n` : ""}${writeBackTrailer}: ${req.idempotencyKey}\n`;
     try {
@@ -98,7 +107,7 @@ export async function publishLocalRelease(dataDir: string, req: ForgeWriteBackRe
       // A racing execution of this write-back tagged first: its tag is as good as ours. It may
       // still hold the ref's lock ("cannot lock ref"), so look for it a few times.
       for (let i = 0; i < 20 && !tagObject; i++) {
-        tagObject = await ourTag(repoPath, rel.tag, req.idempotencyKey);
+        tagObject = await ourTag(repoPath, rel.tag, req.idempotencyKey, rel.commitSha);
         if (!tagObject) await new Promise((r) => setTimeout(r, 50));
       }
       if (!tagObject) throw new ForgeError(`git refused the tag ${rel.tag}: ${err instanceof GitError ? err.stderr.trim().slice(0, 500) : String(err)}`, "forge_error");

@@ -79,19 +79,33 @@ async function pushPatch(repoPath: string, req: ForgeWriteBackRequest): Promise<
 }
 
 async function writeNote(dir: string, req: ForgeWriteBackRequest): Promise<ForgeWriteBackResult> {
-  await mkdir(dir, { recursive: true });
   const id = `${req.kind}-${Date.now().toString(36)}-${req.idempotencyKey.slice(-8)}`;
-  const note: StoredNote = {
-    kind: req.kind,
-    key: req.idempotencyKey,
-    body: `${req.message.trim()}\n\n${writeBackMarker(req.idempotencyKey)}`,
-    prNumber: req.target.prNumber ?? null,
-    createdAt: new Date().toISOString(),
-    id,
-    ...(reviewEventOf(req) ? { reviewEvent: reviewEventOf(req) } : {}),
-  };
-  await writeAtomically(join(dir, keyFileName(req.idempotencyKey)), JSON.stringify(note));
+  await storeNote(dir, { kind: req.kind, key: req.idempotencyKey, message: req.message, prNumber: req.target.prNumber ?? null, createdAt: new Date(), id, reviewEvent: reviewEventOf(req) });
   return { externalRef: id, detail: `${req.kind} on PR #${req.target.prNumber ?? "?"}` };
+}
+
+type NoteInput = { kind: string; key: string; message: string; prNumber: number | null; createdAt: Date; id: string; reviewEvent?: StoredNote["reviewEvent"] };
+
+async function storeNote(dir: string, n: NoteInput): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const note: StoredNote = {
+    kind: n.kind,
+    key: n.key,
+    body: `${n.message.trim()}\n\n${writeBackMarker(n.key)}`,
+    prNumber: n.prNumber,
+    createdAt: n.createdAt.toISOString(),
+    id: n.id,
+    ...(n.reviewEvent ? { reviewEvent: n.reviewEvent } : {}),
+  };
+  await writeAtomically(join(dir, keyFileName(n.key)), JSON.stringify(note));
+}
+
+/**
+ * A note on a local pull request's conversation exactly as the comment executor stores it, for
+ * the demo seed: its executed comments name notes (their external refs) that must exist there.
+ */
+export async function storeLocalNote(dataDir: string, repository: string, note: NoteInput): Promise<void> {
+  await storeNote(notesDir(dataDir, repository, note.prNumber ?? undefined), note);
 }
 
 function reviewEventOf(req: ForgeWriteBackRequest): StoredNote["reviewEvent"] {
