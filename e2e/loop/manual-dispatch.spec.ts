@@ -1,8 +1,7 @@
-import { execFileSync } from "node:child_process";
-import { resolve } from "node:path";
 import type { Page } from "@playwright/test";
-import { loopDataDir, loopDb } from "../db";
+import { loopDb } from "../db";
 import { demoUser, expect, signIn, test } from "../fixtures";
+import { clickUntil, DEMO_REPOSITORY as REPOSITORY, demoMainHead as mainHead, insertLocalPr, postTrpc } from "./demo-forge";
 
 // Manual dispatch by clicks (issue 19): a maintainer opens "Dispatch a run" on /runs, picks the
 // demo repository's main branch, the diagnose task (the seeded manual rule) and types
@@ -13,7 +12,6 @@ import { demoUser, expect, signIn, test } from "../fixtures";
 // Under e2e/loop/ so it has its own server and database: the run it makes changes no other
 // spec's starting state.
 
-const REPOSITORY = "demo/calculator";
 const HEADING = "## Instructions from the person who dispatched this run";
 // Leading spaces, a tab, a blank line and non-ASCII: kept byte for byte.
 const INSTRUCTIONS = "  Check the rounding in `sum` first.\n\n\tThen the lockfile — ünïcode stays.";
@@ -21,24 +19,12 @@ const INSTRUCTIONS = "  Check the rounding in `sum` first.\n\n\tThen the lockfil
 const PR_NUMBER = 7;
 const PR_BRANCH = "alex/round-totals";
 
-/** Opens "Dispatch a run" on the page (a click before hydration opens nothing: click until it opens). */
+/** Opens "Dispatch a run" on the page. */
 async function openDialog(page: Page) {
   const dialog = page.getByRole("dialog", { name: "Dispatch a run" });
-  await expect(async () => {
-    if (!(await dialog.isVisible())) await page.getByRole("button", { name: "Dispatch a run" }).click({ timeout: 2_000 });
-    await expect(dialog).toBeVisible({ timeout: 2_000 });
-  }).toPass({ timeout: 30_000 });
+  await clickUntil(page.getByRole("button", { name: "Dispatch a run" }), dialog);
   return dialog;
 }
-
-const bareRepo = () => resolve(loopDataDir(test.info().project.name), "forge", "demo", "calculator.git");
-const mainHead = () => {
-  try {
-    return execFileSync("git", ["--git-dir", bareRepo(), "rev-parse", "--verify", "--quiet", "refs/heads/main"], { encoding: "utf8" }).trim();
-  } catch {
-    return "";
-  }
-};
 
 test.describe("manual dispatch", () => {
   test.setTimeout(180_000);
@@ -82,15 +68,7 @@ test.describe("manual dispatch", () => {
     const head = mainHead();
     const db = await loopDb(test.info().project.name);
     try {
-      // A pull request of the local forge (its PRs are Airlock's records) from a branch at main's head.
-      execFileSync("git", ["--git-dir", bareRepo(), "update-ref", `refs/heads/${PR_BRANCH}`, head]);
-      const { rows: repo } = await db.query<{ id: string }>(`SELECT "id" FROM "Repository" WHERE "fullName" = $1`, [REPOSITORY]);
-      const repositoryId = repo[0]!.id;
-      await db.query(
-        `INSERT INTO "PullRequest" ("id", "repositoryId", "number", "title", "author", "headRef", "headSha", "baseRef", "updatedAt")
-          VALUES ('pr_e2e_manual_dispatch', $1, $2, 'Round the totals', 'alex', $3, $4, 'main', now())`,
-        [repositoryId, PR_NUMBER, PR_BRANCH, head],
-      );
+      const repositoryId = await insertLocalPr(db, { id: "pr_e2e_manual_dispatch", number: PR_NUMBER, branch: PR_BRANCH, head, title: "Round the totals" });
       await signIn(page, baseURL!, "user_maintainer");
 
       // The repository page: the dialog knows the repository; the maintainer picks the PR.
@@ -159,10 +137,7 @@ test.describe("manual dispatch", () => {
     await expect(page.getByText(`PR #${PR_NUMBER} Round the totals`)).toBeVisible();
     await expect(page.getByRole("button", { name: "Dispatch a run" })).toHaveCount(0);
     for (const target of [{ kind: "branch", name: "main" }, { kind: "pull_request", number: PR_NUMBER }]) {
-      const res = await page.request.post(`${baseURL}/api/trpc/runs.dispatchManual`, {
-        headers: { origin: baseURL!, "content-type": "application/json" },
-        data: { json: { repositoryId, requestId: crypto.randomUUID(), target, taskKind: "diagnose" } },
-      });
+      const res = await postTrpc(page, baseURL!, "runs.dispatchManual", { repositoryId, requestId: crypto.randomUUID(), target, taskKind: "diagnose" });
       expect(res.status(), `${demoUser("user_viewer").email}: ${await res.text()}`).toBe(403);
     }
   });

@@ -1,9 +1,8 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
-import type { Locator, Page } from "@playwright/test";
-import { loopDataDir, loopDb } from "../db";
+import { join } from "node:path";
+import type { Page } from "@playwright/test";
 import { expect, signIn, test } from "../fixtures";
+import { approveAndWait, clickUntil, DEMO_REPOSITORY as REPOSITORY, demoBareRepo, demoGit as git, demoMainHead as mainHead, insertLocalPr, loopDbForSpec, MAINTAINER, postTrpc, provenanceOf } from "./demo-forge";
 
 // The comment and review write-backs in the browser, with the worker running (issue 19): a
 // maintainer dispatches a diagnosis on a pull request of the local forge with the scripted demo
@@ -15,64 +14,26 @@ import { expect, signIn, test } from "../fixtures";
 // after it. The run page shows each write-back's provenance.
 // Under e2e/loop/ so it has its own server and database.
 
-const REPOSITORY = "demo/calculator";
-const MAINTAINER = "maintainer@airlock.local";
 const PR_NUMBER = 7;
 const PR_BRANCH = "alex/round-totals";
 const PR_ID = "pr_e2e_pr_comments";
 
-const dataDir = () => loopDataDir(test.info().project.name);
-const bareRepo = () => resolve(dataDir(), "forge", "demo", "calculator.git");
-const git = (...args: string[]) => execFileSync("git", ["--git-dir", bareRepo(), ...args], { encoding: "utf8" }).trim();
-const mainHead = () => {
-  try {
-    return git("rev-parse", "--verify", "--quiet", "refs/heads/main");
-  } catch {
-    return "";
-  }
-};
-
 type Note = { kind: string; key: string; body: string; reviewEvent?: string };
 /** The PR's conversation on the local forge (the notes the forge wrote beside the repository). */
 function prNotes(): Note[] {
-  const dir = join(`${bareRepo().replace(/\.git$/, "")}.pr`, String(PR_NUMBER));
+  const dir = join(`${demoBareRepo().replace(/\.git$/, "")}.pr`, String(PR_NUMBER));
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith(".json"))
     .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as Note);
 }
 
-type Db = Awaited<ReturnType<typeof loopDb>>;
-let db: Db;
+const db = loopDbForSpec();
 let runId = "";
-
-test.beforeAll(async ({}, info) => {
-  db = await loopDb(info.project.name);
-});
-test.afterAll(async () => {
-  await db?.end();
-});
-
-/** A click before hydration does nothing: click until `opened` shows. */
-async function clickUntil(button: Locator, opened: Locator) {
-  await expect(async () => {
-    if (!(await opened.isVisible())) await button.click({ timeout: 2_000 });
-    await expect(opened).toBeVisible({ timeout: 2_000 });
-  }).toPass({ timeout: 30_000 });
-}
-
-/** Approves on the review screen and waits for the worker's write-back to succeed. */
-async function approveAndWait(page: Page) {
-  await page.getByRole("region", { name: "Requested action" }).getByRole("button", { name: "Approve" }).click();
-  await expect(page.getByText("Approved: the write-back is executing")).toBeVisible();
-  const writeBack = page.getByRole("region", { name: "Write-back" });
-  await expect(writeBack).toContainText("succeeded", { timeout: 120_000 });
-  await expect(writeBack).toContainText(MAINTAINER);
-}
 
 /** The text the approval froze for the forge, and the write-back key the approval assigned (once executed). */
 async function frozen(approvalId: string) {
-  const { rows } = await db.query<{ action: string; message: string; event: string | null; key: string | null }>(
+  const { rows } = await db().query<{ action: string; message: string; event: string | null; key: string | null }>(
     `SELECT a."action"::text AS "action", a."presented"->>'message' AS "message", a."presented"->'review'->>'event' AS "event", w."idempotencyKey" AS "key"
        FROM "ApprovalRequest" a LEFT JOIN "WriteBack" w ON w."approvalId" = a."id" WHERE a."id" = $1`,
     [approvalId],
@@ -89,14 +50,7 @@ test.describe("comment and review write-backs on a local pull request", () => {
   test("a scripted diagnosis dispatched on the PR succeeds once its patch is approved", async ({ page, baseURL }) => {
     await expect.poll(mainHead, { timeout: 180_000, intervals: [1_000] }).not.toBe("");
     const head = mainHead();
-    git("update-ref", `refs/heads/${PR_BRANCH}`, head);
-    const { rows: repo } = await db.query<{ id: string }>(`SELECT "id" FROM "Repository" WHERE "fullName" = $1`, [REPOSITORY]);
-    const repositoryId = repo[0]!.id;
-    await db.query(
-      `INSERT INTO "PullRequest" ("id", "repositoryId", "number", "title", "author", "headRef", "headSha", "baseRef", "updatedAt")
-        VALUES ($1, $2, $3, 'Round the totals', 'alex', $4, $5, 'main', now())`,
-      [PR_ID, repositoryId, PR_NUMBER, PR_BRANCH, head],
-    );
+    const repositoryId = await insertLocalPr(db(), { id: PR_ID, number: PR_NUMBER, branch: PR_BRANCH, head, title: "Round the totals" });
     await signIn(page, baseURL!, "user_maintainer");
     await page.goto(`/settings/repositories/${repositoryId}`);
     const dialog = page.getByRole("dialog", { name: "Dispatch a run" });
@@ -115,7 +69,7 @@ test.describe("comment and review write-backs on a local pull request", () => {
     await expect
       .poll(
         async () => {
-          const { rows } = await db.query<{ id: string }>(`SELECT "id" FROM "ApprovalRequest" WHERE "runId" = $1 AND "action" = 'update_pr_branch' AND "status" = 'pending'`, [runId]);
+          const { rows } = await db().query<{ id: string }>(`SELECT "id" FROM "ApprovalRequest" WHERE "runId" = $1 AND "action" = 'update_pr_branch' AND "status" = 'pending'`, [runId]);
           patchApproval = rows[0]?.id ?? "";
           return patchApproval;
         },
@@ -145,7 +99,7 @@ test.describe("comment and review write-backs on a local pull request", () => {
     const approvalId = approvalIdOf(page);
     const asked = await frozen(approvalId);
     expect(asked.action).toBe("comment");
-    const { rows: diagnosis } = await db.query<{ content: string; digest: string }>(`SELECT "content", "digest" FROM "Artifact" WHERE "runId" = $1 AND "kind" = 'diagnosis'`, [runId]);
+    const { rows: diagnosis } = await db().query<{ content: string; digest: string }>(`SELECT "content", "digest" FROM "Artifact" WHERE "runId" = $1 AND "kind" = 'diagnosis'`, [runId]);
     expect(asked.message).toContain(diagnosis[0]!.digest);
     const body = await page.getByTestId("posted-body").textContent();
     expect(body).toBe(asked.message);
@@ -162,7 +116,7 @@ test.describe("comment and review write-backs on a local pull request", () => {
     expect(asked.message.trim()).toBe(asked.message);
 
     await page.goto(`/runs/${runId}`);
-    const provenance = page.getByRole("listitem").filter({ hasText: /^comment/ }).filter({ hasText: " · actor " });
+    const provenance = provenanceOf(page, /^comment/);
     await expect(provenance).toContainText("succeeded");
     await expect(provenance).toContainText(`approved by ${MAINTAINER}`);
     await expect(provenance).toContainText(diagnosis[0]!.digest.slice(0, 15));
@@ -189,11 +143,11 @@ test.describe("comment and review write-backs on a local pull request", () => {
     const reviews = prNotes().filter((n) => n.kind === "review");
     expect(reviews).toEqual([expect.objectContaining({ key, reviewEvent: "REQUEST_CHANGES", body: `${asked.message}\n\n<!-- airlock-write-back: ${key} -->` })]);
     expect(prNotes()).toHaveLength(2);
-    const { rows: pr } = await db.query<{ reviewState: string }>(`SELECT "reviewState"::text AS "reviewState" FROM "PullRequest" WHERE "id" = $1`, [PR_ID]);
+    const { rows: pr } = await db().query<{ reviewState: string }>(`SELECT "reviewState"::text AS "reviewState" FROM "PullRequest" WHERE "id" = $1`, [PR_ID]);
     expect(pr[0]?.reviewState).toBe("changes_requested");
 
     await page.goto(`/runs/${runId}`);
-    const provenance = page.getByRole("listitem").filter({ hasText: /^review/ }).filter({ hasText: " · actor " });
+    const provenance = provenanceOf(page, /^review/);
     await expect(provenance).toContainText("succeeded");
     await expect(provenance).toContainText(`approved by ${MAINTAINER}`);
   });
@@ -208,7 +162,7 @@ test.describe("comment and review write-backs on a local pull request", () => {
       ["writeBacks.requestDiagnosisComment", { runId }],
       ["writeBacks.requestReview", { runId, choice: "comment" }],
     ] as const) {
-      const res = await page.request.post(`${baseURL}/api/trpc/${procedure}`, { headers: { origin: baseURL!, "content-type": "application/json" }, data: { json: input } });
+      const res = await postTrpc(page, baseURL!, procedure, input);
       expect(res.status(), `${procedure}: ${await res.text()}`).toBe(403);
     }
   });

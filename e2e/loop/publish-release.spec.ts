@@ -1,9 +1,8 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
-import type { Locator, Page } from "@playwright/test";
-import { loopDataDir, loopDb } from "../db";
+import { join } from "node:path";
+import type { Page } from "@playwright/test";
 import { expect, signIn, test } from "../fixtures";
+import { approveAndWait, clickUntil, DEMO_REPOSITORY as REPOSITORY, demoBareRepo, demoGit as git, demoMainHead as mainHead, loopDbForSpec, MAINTAINER, postTrpc, provenanceOf } from "./demo-forge";
 
 // The publish_release write-back in the browser, with the worker running (issue 19). The local
 // forge sends no release events, so the release review is started the way a maintainer can: the
@@ -16,22 +15,10 @@ import { expect, signIn, test } from "../fixtures";
 // annotated tag at that commit and one release record with the artifact's very bytes, and the run
 // page shows the write-back's provenance. Under e2e/loop/ so it has its own server and database.
 
-const REPOSITORY = "demo/calculator";
-const MAINTAINER = "maintainer@airlock.local";
 const TAG = "v1.0.0";
 const STACK = "scripted-release-reviewer";
 
-const dataDir = () => loopDataDir(test.info().project.name);
-const bareRepo = () => resolve(dataDir(), "forge", "demo", "calculator.git");
-const git = (...args: string[]) => execFileSync("git", ["--git-dir", bareRepo(), ...args], { encoding: "utf8" }).trim();
-const mainHead = () => {
-  try {
-    return git("rev-parse", "--verify", "--quiet", "refs/heads/main");
-  } catch {
-    return "";
-  }
-};
-const releasesDir = () => `${bareRepo().replace(/\.git$/, "")}.releases`;
+const releasesDir = () => `${demoBareRepo().replace(/\.git$/, "")}.releases`;
 type Release = { tag: string; name: string; notes: string; commitSha: string; tagObject: string; artifact: { name: string; digest: string; sizeBytes: number; path: string }; key: string };
 const releases = (): Release[] =>
   existsSync(releasesDir())
@@ -40,28 +27,13 @@ const releases = (): Release[] =>
         .map((f) => JSON.parse(readFileSync(join(releasesDir(), f), "utf8")) as Release)
     : [];
 
-type Db = Awaited<ReturnType<typeof loopDb>>;
-let db: Db;
-test.beforeAll(async ({}, info) => {
-  db = await loopDb(info.project.name);
-});
-test.afterAll(async () => {
-  await db?.end();
-});
+const db = loopDbForSpec();
 
 /** A tRPC mutation as the signed-in browser sends it. */
 async function mutate<T>(page: Page, baseURL: string, procedure: string, input: unknown): Promise<T> {
-  const res = await page.request.post(`${baseURL}/api/trpc/${procedure}`, { headers: { origin: baseURL, "content-type": "application/json" }, data: { json: input } });
+  const res = await postTrpc(page, baseURL, procedure, input);
   expect(res.status(), `${procedure}: ${await res.text()}`).toBe(200);
   return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
-}
-
-/** A click before hydration does nothing: click until `opened` shows. */
-async function clickUntil(button: Locator, opened: Locator) {
-  await expect(async () => {
-    if (!(await opened.isVisible())) await button.click({ timeout: 2_000 });
-    await expect(opened).toBeVisible({ timeout: 2_000 });
-  }).toPass({ timeout: 30_000 });
 }
 
 test.describe.configure({ mode: "serial" });
@@ -72,12 +44,12 @@ test.describe("publish release on the local forge", () => {
   test("a release review dispatched by hand; Publish release shows the tag, notes, report and digest; approved, one tag and one release", async ({ page, baseURL }) => {
     await expect.poll(mainHead, { timeout: 180_000, intervals: [1_000] }).not.toBe("");
     const head = mainHead();
-    const { rows: repo } = await db.query<{ id: string }>(`SELECT "id" FROM "Repository" WHERE "fullName" = $1`, [REPOSITORY]);
+    const { rows: repo } = await db().query<{ id: string }>(`SELECT "id" FROM "Repository" WHERE "fullName" = $1`, [REPOSITORY]);
     const repositoryId = repo[0]!.id;
 
     // The admin's setup, through the product's own procedures: the scripted stack, the manual rule.
     await signIn(page, baseURL!, "user_admin");
-    const { rows: fixer } = await db.query<{ spec: Record<string, unknown> }>(
+    const { rows: fixer } = await db().query<{ spec: Record<string, unknown> }>(
       `SELECT v."spec" FROM "AgentStackVersion" v JOIN "AgentStack" s ON s."id" = v."stackId" WHERE s."name" = 'scripted-demo-fixer' ORDER BY v."version" DESC LIMIT 1`,
     );
     const stack = await mutate<{ id: string }>(page, baseURL!, "stacks.create", {
@@ -120,7 +92,7 @@ test.describe("publish release on the local forge", () => {
       await page.reload();
       await expect(page.getByTestId("run-status")).toContainText(/succeeded/i, { timeout: 2_000 });
     }).toPass({ timeout: 120_000, intervals: [1_000, 2_000] });
-    const { rows: reports } = await db.query<{ id: string; name: string; digest: string; content: string; sizeBytes: number }>(
+    const { rows: reports } = await db().query<{ id: string; name: string; digest: string; content: string; sizeBytes: number }>(
       `SELECT "id", "name", "digest", "content", "sizeBytes" FROM "Artifact" WHERE "runId" = $1 AND "kind" = 'report'`,
       [runId],
     );
@@ -137,7 +109,7 @@ test.describe("publish release on the local forge", () => {
     const approvalId = new URL(page.url()).pathname.split("/").at(-1)!;
 
     // The screen against what the request froze.
-    const { rows: frozen } = await db.query<{ action: string; release: { tag: string; commitSha: string; name: string; notes: string; artifact: { digest: string; sizeBytes: number } } }>(
+    const { rows: frozen } = await db().query<{ action: string; release: { tag: string; commitSha: string; name: string; notes: string; artifact: { digest: string; sizeBytes: number } } }>(
       `SELECT "action"::text AS "action", "presented"->'release' AS "release" FROM "ApprovalRequest" WHERE "id" = $1`,
       [approvalId],
     );
@@ -156,14 +128,11 @@ test.describe("publish release on the local forge", () => {
     expect(git("tag", "--list", TAG)).toBe("");
     expect(releases()).toEqual([]);
 
-    await page.getByRole("region", { name: "Requested action" }).getByRole("button", { name: "Approve" }).click();
-    await expect(page.getByText("Approved: the write-back is executing")).toBeVisible();
-    const writeBack = page.getByRole("region", { name: "Write-back" });
-    await expect(writeBack).toContainText("succeeded", { timeout: 120_000 });
+    const writeBack = await approveAndWait(page);
     await expect(writeBack).toContainText(`release ${TAG}`);
 
     // The forge: one annotated tag at the commit, and one release record with the artifact's bytes.
-    const { rows: wb } = await db.query<{ key: string }>(`SELECT "idempotencyKey" AS "key" FROM "WriteBack" WHERE "approvalId" = $1`, [approvalId]);
+    const { rows: wb } = await db().query<{ key: string }>(`SELECT "idempotencyKey" AS "key" FROM "WriteBack" WHERE "approvalId" = $1`, [approvalId]);
     const key = wb[0]!.key;
     expect(git("cat-file", "-t", `refs/tags/${TAG}`)).toBe("tag");
     expect(git("rev-parse", `${TAG}^{commit}`)).toBe(head);
@@ -177,7 +146,7 @@ test.describe("publish release on the local forge", () => {
 
     // The run page: the write-back's provenance; a second publish is refused.
     await page.goto(`/runs/${runId}`);
-    const provenance = page.getByRole("listitem").filter({ hasText: /^publish release/ }).filter({ hasText: " · actor " });
+    const provenance = provenanceOf(page, /^publish release/);
     await expect(provenance).toContainText("succeeded");
     await expect(provenance).toContainText(`approved by ${MAINTAINER}`);
     await expect(provenance).toContainText(report.digest.slice(0, 15));
@@ -190,7 +159,7 @@ test.describe("publish release on the local forge", () => {
     await signIn(page, baseURL!, "user_viewer");
     await page.goto(`/runs/${runId}`);
     await expect(page.getByRole("button", { name: "Publish release" })).toBeDisabled();
-    const res = await page.request.post(`${baseURL}/api/trpc/writeBacks.requestPublishRelease`, { headers: { origin: baseURL!, "content-type": "application/json" }, data: { json: { runId, tag: "v9.9.9" } } });
+    const res = await postTrpc(page, baseURL!, "writeBacks.requestPublishRelease", { runId, tag: "v9.9.9" });
     expect(res.status(), await res.text()).toBe(403);
   });
 });

@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { loopDataDir, loopDb } from "../db";
+import { join } from "node:path";
 import { expect, signIn, test } from "../fixtures";
+import { approveAndWait, DEMO_REPOSITORY as REPOSITORY, demoBareRepo as bareRepo, demoGit as git, demoMainHead as mainHead, loopDbForSpec, postTrpc, provenanceOf, MAINTAINER } from "./demo-forge";
 
 // The roll_back write-back in the browser, with the worker running (issue 19): demo/calculator's
 // check becomes its deploy (`sh deploy.sh`), a commit breaks the deploy, and a maintainer presses
@@ -14,21 +14,9 @@ import { expect, signIn, test } from "../fixtures";
 // main once, and the run page shows the write-back's provenance.
 // Under e2e/loop/ so it has its own server and database: its commits change no other spec's forge.
 
-const REPOSITORY = "demo/calculator";
-const MAINTAINER = "maintainer@airlock.local";
 const GOOD_DEPLOY = 'echo "deploy: released to app.example.test"\n';
 const BAD_DEPLOY = 'echo "deploy: host new.example.test refused the release" >&2\nexit 1\n';
 const SUBJECT = "Deploy to the new host";
-
-const bareRepo = () => resolve(loopDataDir(test.info().project.name), "forge", "demo", "calculator.git");
-const git = (...args: string[]) => execFileSync("git", ["--git-dir", bareRepo(), ...args], { encoding: "utf8" }).trim();
-const mainHead = () => {
-  try {
-    return git("rev-parse", "--verify", "--quiet", "refs/heads/main");
-  } catch {
-    return "";
-  }
-};
 
 /** Commits the deploy script (good), then the change that breaks it, on main of the bare repository. */
 function pushBrokenDeploy(): { good: string; bad: string } {
@@ -50,14 +38,7 @@ function pushBrokenDeploy(): { good: string; bad: string } {
   }
 }
 
-type Db = Awaited<ReturnType<typeof loopDb>>;
-let db: Db;
-test.beforeAll(async ({}, info) => {
-  db = await loopDb(info.project.name);
-});
-test.afterAll(async () => {
-  await db?.end();
-});
+const db = loopDbForSpec();
 
 test.describe.configure({ mode: "serial" });
 test.describe("roll back on the local forge", () => {
@@ -66,17 +47,17 @@ test.describe("roll back on the local forge", () => {
 
   test("a failed deploy is triaged as roll back; the screen shows the revert; approved, main has the revert commit once", async ({ page, baseURL }) => {
     await expect.poll(mainHead, { timeout: 180_000, intervals: [1_000] }).not.toBe("");
-    const { rows: repo } = await db.query<{ id: string; rollBackMode: string }>(`SELECT "id", "rollBackMode"::text AS "rollBackMode" FROM "Repository" WHERE "fullName" = $1`, [REPOSITORY]);
+    const { rows: repo } = await db().query<{ id: string; rollBackMode: string }>(`SELECT "id", "rollBackMode"::text AS "rollBackMode" FROM "Repository" WHERE "fullName" = $1`, [REPOSITORY]);
     const repositoryId = repo[0]!.id;
     expect(repo[0]!.rollBackMode).toBe("revert");
     // The repository's check is its deploy from here on (what its admin would set on the settings page).
-    await db.query(`UPDATE "Repository" SET "checkCommand" = 'sh deploy.sh' WHERE "id" = $1`, [repositoryId]);
+    await db().query(`UPDATE "Repository" SET "checkCommand" = 'sh deploy.sh' WHERE "id" = $1`, [repositoryId]);
     const { good, bad } = pushBrokenDeploy();
     const revertDiff = execFileSync("git", ["--git-dir", bareRepo(), "diff", "--full-index", bad, good], { encoding: "utf8" });
 
     await signIn(page, baseURL!, "user_maintainer");
     await page.goto(`/settings/repositories/${repositoryId}`);
-    const pipelineAt = async () => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "Pipeline" WHERE "repositoryId" = $1 AND "headSha" = $2`, [repositoryId, bad])).rows[0]!.n;
+    const pipelineAt = async () => (await db().query<{ n: number }>(`SELECT count(*)::int AS n FROM "Pipeline" WHERE "repositoryId" = $1 AND "headSha" = $2`, [repositoryId, bad])).rows[0]!.n;
     // A click before hydration does nothing: click until the check is queued.
     await expect(async () => {
       if ((await pipelineAt()) === 0) await page.getByRole("button", { name: "Run check" }).click({ timeout: 2_000 });
@@ -88,7 +69,7 @@ test.describe("roll back on the local forge", () => {
     await expect
       .poll(
         async () => {
-          const { rows } = await db.query<{ id: string; runId: string; disposition: string }>(
+          const { rows } = await db().query<{ id: string; runId: string; disposition: string }>(
             `SELECT a."id", a."runId", t."disposition"::text AS "disposition" FROM "TriageDecision" t JOIN "Pipeline" p ON p."id" = t."pipelineId"
                JOIN "ApprovalRequest" a ON a."runId" = t."runId" AND a."action" = 'roll_back'
               WHERE p."headSha" = $1 AND p."repositoryId" = $2`,
@@ -109,7 +90,7 @@ test.describe("roll back on the local forge", () => {
     await expect(page).toHaveURL(new RegExp(`/approvals/${approvalId}$`));
 
     // The screen against what the request froze and what git says the revert is.
-    const { rows: frozen } = await db.query<{ message: string; mode: string; content: string; digest: string; name: string }>(
+    const { rows: frozen } = await db().query<{ message: string; mode: string; content: string; digest: string; name: string }>(
       `SELECT a."presented"->>'message' AS "message", a."presented"->'rollBack'->>'mode' AS "mode", art."content", art."digest", art."name"
          FROM "ApprovalRequest" a JOIN "Artifact" art ON art."id" = a."artifactId" WHERE a."id" = $1`,
       [approvalId],
@@ -127,11 +108,7 @@ test.describe("roll back on the local forge", () => {
     await expect(page.getByRole("region", { name: "Why approval" })).toContainText("roll_back_needs_a_person");
     expect(mainHead()).toBe(bad);
 
-    await page.getByRole("region", { name: "Requested action" }).getByRole("button", { name: "Approve" }).click();
-    await expect(page.getByText("Approved: the write-back is executing")).toBeVisible();
-    const writeBack = page.getByRole("region", { name: "Write-back" });
-    await expect(writeBack).toContainText("succeeded", { timeout: 120_000 });
-    await expect(writeBack).toContainText(MAINTAINER);
+    const writeBack = await approveAndWait(page);
     const commit = ((await writeBack.getByText(/^[0-9a-f]{40}$/).textContent()) ?? "").trim();
 
     // The forge: main moved by exactly the revert commit, which restores the good deploy script.
@@ -141,12 +118,12 @@ test.describe("roll back on the local forge", () => {
     expect(message.startsWith(`Revert "${SUBJECT}"`)).toBe(true);
     expect(message).toContain(`Airlock-Approval: ${approvalId}`);
     expect(git("show", `${commit}:deploy.sh`)).toBe(GOOD_DEPLOY.trim());
-    const { rows: wbs } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "WriteBack" WHERE "runId" = $1 AND "kind" = 'roll_back'`, [runId]);
+    const { rows: wbs } = await db().query<{ n: number }>(`SELECT count(*)::int AS n FROM "WriteBack" WHERE "runId" = $1 AND "kind" = 'roll_back'`, [runId]);
     expect(wbs[0]?.n).toBe(1);
 
     // The run page: the write-back's provenance.
     await page.goto(`/runs/${runId}`);
-    const provenance = page.getByRole("listitem").filter({ hasText: /^roll back/ }).filter({ hasText: " · actor " });
+    const provenance = provenanceOf(page, /^roll back/);
     await expect(provenance).toContainText("succeeded");
     await expect(provenance).toContainText(`approved by ${MAINTAINER}`);
     await expect(provenance).toContainText(commit);
@@ -155,14 +132,11 @@ test.describe("roll back on the local forge", () => {
 
   test("a viewer sees the roll-back, and the approve procedure refuses them", async ({ page, baseURL }) => {
     expect(runId).not.toBe("");
-    const { rows } = await db.query<{ id: string }>(`SELECT "id" FROM "ApprovalRequest" WHERE "runId" = $1 AND "action" = 'roll_back'`, [runId]);
+    const { rows } = await db().query<{ id: string }>(`SELECT "id" FROM "ApprovalRequest" WHERE "runId" = $1 AND "action" = 'roll_back'`, [runId]);
     await signIn(page, baseURL!, "user_viewer");
     await page.goto(`/approvals/${rows[0]!.id}`);
     await expect(page.getByRole("region", { name: "Roll back" })).toBeVisible();
-    const res = await page.request.post(`${baseURL}/api/trpc/approvals.approve`, {
-      headers: { origin: baseURL!, "content-type": "application/json" },
-      data: { json: { approvalId: rows[0]!.id, artifactDigest: null, headSha: null } },
-    });
+    const res = await postTrpc(page, baseURL!, "approvals.approve", { approvalId: rows[0]!.id, artifactDigest: null, headSha: null });
     expect(res.status(), await res.text()).toBe(403);
   });
 });

@@ -1,8 +1,5 @@
-import { execFileSync } from "node:child_process";
-import { resolve } from "node:path";
-import type { Page } from "@playwright/test";
-import { loopDataDir, loopDb } from "../db";
 import { expect, signIn, test } from "../fixtures";
+import { approveAndWait, clickUntil, DEMO_REPOSITORY as REPOSITORY, demoGit as git, loopDbForSpec, MAINTAINER, postTrpc, provenanceOf } from "./demo-forge";
 
 // The rerun and open_pr write-backs in the browser, with the worker running (issue 19): the demo
 // bootstrap's failed check makes a run whose patch waits for approval. From that run's page a
@@ -14,25 +11,12 @@ import { expect, signIn, test } from "../fixtures";
 // Under e2e/loop/ so it has its own server and database: its PR and reruns change no other
 // spec's starting state.
 
-const REPOSITORY = "demo/calculator";
-const MAINTAINER = "maintainer@airlock.local";
 const PR_TITLE = "Fix sum's off-by-one";
 // Markup and a mention: the body escapes the one and breaks the other, and the screen shows the result.
 const PR_NOTES = "Found by the <demo> check; cc @alex.";
 
-const bareRepo = () => resolve(loopDataDir(test.info().project.name), "forge", "demo", "calculator.git");
-const git = (...args: string[]) => execFileSync("git", ["--git-dir", bareRepo(), ...args], { encoding: "utf8" });
-
-type Db = Awaited<ReturnType<typeof loopDb>>;
-let db: Db;
+const db = loopDbForSpec();
 let run: { id: string; number: number; headSha: string };
-
-test.beforeAll(async ({}, info) => {
-  db = await loopDb(info.project.name);
-});
-test.afterAll(async () => {
-  await db?.end();
-});
 
 /** The scripted demo run of the bootstrap's failed check, once its patch waits for approval. */
 async function demoRun() {
@@ -40,7 +24,7 @@ async function demoRun() {
   await expect
     .poll(
       async () => {
-        const { rows } = await db.query<{ id: string; number: number; headSha: string }>(
+        const { rows } = await db().query<{ id: string; number: number; headSha: string }>(
           `SELECT r."id", r."number", r."headSha" FROM "AgentDispatchRun" r JOIN "Repository" repo ON repo."id" = r."repositoryId"
              JOIN "Pipeline" p ON p."id" = r."pipelineId"
             WHERE repo."fullName" = $1 AND p."conclusion" = 'failure' AND p."triggeredByRunId" IS NULL
@@ -58,24 +42,6 @@ async function demoRun() {
   return run;
 }
 
-/** A click before hydration does nothing: click until `opened` shows. */
-async function clickUntil(page: Page, button: ReturnType<Page["getByRole"]>, opened: ReturnType<Page["getByRole"]>) {
-  await expect(async () => {
-    if (!(await opened.isVisible())) await button.click({ timeout: 2_000 });
-    await expect(opened).toBeVisible({ timeout: 2_000 });
-  }).toPass({ timeout: 30_000 });
-}
-
-/** Approves on the review screen and waits for the worker's write-back to succeed; returns its region. */
-async function approveAndWait(page: Page) {
-  await page.getByRole("region", { name: "Requested action" }).getByRole("button", { name: "Approve" }).click();
-  await expect(page.getByText("Approved: the write-back is executing")).toBeVisible();
-  const writeBack = page.getByRole("region", { name: "Write-back" });
-  await expect(writeBack).toContainText("succeeded", { timeout: 120_000 });
-  await expect(writeBack).toContainText(MAINTAINER);
-  return writeBack;
-}
-
 test.describe("write-backs on the local forge", () => {
   test.setTimeout(300_000);
 
@@ -84,7 +50,7 @@ test.describe("write-backs on the local forge", () => {
     await signIn(page, baseURL!, "user_maintainer");
     await page.goto(`/runs/${runId}`);
     const dialog = page.getByRole("dialog", { name: "Open a pull request with the patch" });
-    await clickUntil(page, page.getByRole("button", { name: "Open a pull request" }), dialog);
+    await clickUntil(page.getByRole("button", { name: "Open a pull request" }), dialog);
     const branch = `airlock/run-${number}`;
     await expect(dialog.getByLabel("New branch")).toHaveValue(branch);
     await dialog.getByLabel(/^Title/).fill(PR_TITLE);
@@ -94,7 +60,7 @@ test.describe("write-backs on the local forge", () => {
     const approvalId = new URL(page.url()).pathname.split("/").at(-1)!;
 
     // What the request froze is what the screen shows, field by field and the body byte for byte.
-    const { rows: frozen } = await db.query<{ action: string; openPr: { branch: string; base: string; title: string; fromSha: string; body: string } }>(
+    const { rows: frozen } = await db().query<{ action: string; openPr: { branch: string; base: string; title: string; fromSha: string; body: string } }>(
       `SELECT "action"::text AS "action", "presented"->'openPr' AS "openPr" FROM "ApprovalRequest" WHERE "id" = $1`,
       [approvalId],
     );
@@ -125,7 +91,7 @@ test.describe("write-backs on the local forge", () => {
     const message = git("log", "-1", "--format=%B", tip);
     expect(message).toContain(`Airlock-Approval: ${approvalId}`);
     expect(git("show", `${tip}:src/sum.ts`)).toContain("i < values.length; i++");
-    const { rows: prs } = await db.query<{ number: number; title: string; body: string; baseRef: string; headSha: string; state: string }>(
+    const { rows: prs } = await db().query<{ number: number; title: string; body: string; baseRef: string; headSha: string; state: string }>(
       `SELECT p."number", p."title", p."body", p."baseRef", p."headSha", p."state"::text AS "state" FROM "PullRequest" p JOIN "Repository" r ON r."id" = p."repositoryId"
         WHERE r."fullName" = $1 AND p."headRef" = $2`,
       [REPOSITORY, branch],
@@ -133,12 +99,12 @@ test.describe("write-backs on the local forge", () => {
     expect(prs).toHaveLength(1);
     expect(prs[0]).toMatchObject({ title: PR_TITLE, baseRef: "main", headSha: tip, state: "open" });
     expect(prs[0]!.body).toMatch(new RegExp(`^${body.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n\\n<!-- airlock-write-back: wb_[0-9a-f]+ -->$`));
-    const { rows: wbs } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "WriteBack" WHERE "runId" = $1 AND "kind" = 'open_pr'`, [runId]);
+    const { rows: wbs } = await db().query<{ n: number }>(`SELECT count(*)::int AS n FROM "WriteBack" WHERE "runId" = $1 AND "kind" = 'open_pr'`, [runId]);
     expect(wbs[0]?.n).toBe(1);
 
     // The run page: the write-back's provenance, and no second "Open a pull request".
     await page.goto(`/runs/${runId}`);
-    const provenance = page.getByRole("listitem").filter({ hasText: /^open pr/ }).filter({ hasText: " · actor " });
+    const provenance = provenanceOf(page, /^open pr/);
     await expect(provenance).toContainText("succeeded");
     await expect(provenance).toContainText(`approved by ${MAINTAINER}`);
     await expect(provenance).toContainText(`#${prs[0]!.number}`);
@@ -148,7 +114,7 @@ test.describe("write-backs on the local forge", () => {
 
   test("rerun: the screen shows the check and the commit; approved, one local CI run linked to the run and one check_rerun", async ({ page, baseURL }) => {
     const { id: runId, headSha } = await demoRun();
-    const { rows: original } = await db.query<{ checkName: string; n: number }>(
+    const { rows: original } = await db().query<{ checkName: string; n: number }>(
       `SELECT p."checkName", (SELECT count(*)::int FROM "Pipeline" q WHERE q."repositoryId" = p."repositoryId") AS "n"
          FROM "AgentDispatchRun" r JOIN "Pipeline" p ON p."id" = r."pipelineId" WHERE r."id" = $1`,
       [runId],
@@ -163,7 +129,7 @@ test.describe("write-backs on the local forge", () => {
     }).toPass({ timeout: 30_000 });
     const approvalId = new URL(page.url()).pathname.split("/").at(-1)!;
 
-    const { rows: frozen } = await db.query<{ action: string; rerun: { checkName: string; scope: string; headSha: string; headBranch: string; summary: string } }>(
+    const { rows: frozen } = await db().query<{ action: string; rerun: { checkName: string; scope: string; headSha: string; headBranch: string; summary: string } }>(
       `SELECT "action"::text AS "action", "presented"->'rerun' AS "rerun" FROM "ApprovalRequest" WHERE "id" = $1`,
       [approvalId],
     );
@@ -174,7 +140,7 @@ test.describe("write-backs on the local forge", () => {
     await expect(plan).toContainText("the whole check (the local CI cannot rerun a single step)");
     await expect(plan).toContainText(`${headSha.slice(0, 12)} (main)`);
     // Nothing ran before the approval.
-    const reruns = async () => (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "Pipeline" WHERE "triggeredByRunId" = $1`, [runId])).rows[0]!.n;
+    const reruns = async () => (await db().query<{ n: number }>(`SELECT count(*)::int AS n FROM "Pipeline" WHERE "triggeredByRunId" = $1`, [runId])).rows[0]!.n;
     expect(await reruns()).toBe(0);
 
     const writeBack = await approveAndWait(page);
@@ -183,19 +149,19 @@ test.describe("write-backs on the local forge", () => {
 
     // The forge: one new local CI run of the check at the same commit, linked to the run, and
     // the check_rerun event delivered once.
-    const { rows: linked } = await db.query<{ externalId: string; headSha: string; checkName: string; event: string; conclusion: string | null }>(
+    const { rows: linked } = await db().query<{ externalId: string; headSha: string; checkName: string; event: string; conclusion: string | null }>(
       `SELECT "externalId", "headSha", "checkName", "event", "conclusion"::text AS "conclusion" FROM "Pipeline" WHERE "triggeredByRunId" = $1`,
       [runId],
     );
     expect(linked).toEqual([{ externalId: externalRef, headSha, checkName, event: "rerun", conclusion: "failure" }]);
-    const { rows: wbs } = await db.query<{ id: string }>(`SELECT "id" FROM "WriteBack" WHERE "runId" = $1 AND "kind" = 'rerun_workflow'`, [runId]);
+    const { rows: wbs } = await db().query<{ id: string }>(`SELECT "id" FROM "WriteBack" WHERE "runId" = $1 AND "kind" = 'rerun_workflow'`, [runId]);
     expect(wbs).toHaveLength(1);
-    const { rows: deliveries } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "WebhookDelivery" WHERE "deliveryId" = $1`, [`check-rerun-${wbs[0]!.id}`]);
+    const { rows: deliveries } = await db().query<{ n: number }>(`SELECT count(*)::int AS n FROM "WebhookDelivery" WHERE "deliveryId" = $1`, [`check-rerun-${wbs[0]!.id}`]);
     expect(deliveries[0]?.n).toBe(1);
 
     // The run page: the write-back's provenance and the rerun it made, with its result.
     await page.goto(`/runs/${runId}`);
-    const provenance = page.getByRole("listitem").filter({ hasText: /^rerun workflow/ }).filter({ hasText: " · actor " });
+    const provenance = provenanceOf(page, /^rerun workflow/);
     await expect(provenance).toContainText("succeeded");
     await expect(provenance).toContainText(`approved by ${MAINTAINER}`);
     await expect(provenance).toContainText(externalRef);
@@ -215,7 +181,7 @@ test.describe("write-backs on the local forge", () => {
       ["writeBacks.requestRerun", { runId, scope: "failed_jobs" }],
       ["writeBacks.requestOpenPr", { runId, branch: "airlock/viewer" }],
     ] as const) {
-      const res = await page.request.post(`${baseURL}/api/trpc/${procedure}`, { headers: { origin: baseURL!, "content-type": "application/json" }, data: { json: input } });
+      const res = await postTrpc(page, baseURL!, procedure, input);
       expect(res.status(), `${procedure}: ${await res.text()}`).toBe(403);
     }
   });
