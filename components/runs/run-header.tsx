@@ -5,6 +5,7 @@ import { Card } from "@/components/ui/card";
 import { CopyButton } from "@/components/ui/copy-button";
 import { formatCost, shortSha, taskKindLabel } from "@/components/ui/format";
 import { safeUrl } from "@/components/transcript/safe-url";
+import { ManualDispatchButton } from "./manual-dispatch-dialog";
 import { OriginBadge } from "./origin-badge";
 import { ExternalLink } from "./section";
 import { RunStatusBadge } from "./status-badge";
@@ -76,6 +77,10 @@ export function RunHeader({ run }: { run: RunDetailView }) {
         </span>
         <CopyButton value={() => new URL(`/runs/${run.id}`, window.location.origin).href} what="link to this run" />
         <OriginBadge run={run} />
+        {run.pullRequest && (
+          // Another run on the same pull request: the dialog of /runs, preset with this PR.
+          <ManualDispatchButton repositories={[{ id: run.repository.id, fullName: run.repository.fullName, role: run.viewerRole }]} repositoryId={run.repository.id} pullRequestNumber={run.pullRequest.number} />
+        )}
         {run.stack.spec?.adapter.kind === "scripted" && <Badge tone="info">scripted demo adapter</Badge>}
         {run.parentRun && (
           <Link href={`/runs/${run.parentRun.id}`} className="text-sm text-indigo-600 hover:underline dark:text-indigo-400">

@@ -24,6 +24,7 @@ import {
   type RepositoryPolicy,
   type RepositoryPolicyFormValues,
 } from "@/server/domain/repositories/schemas";
+import { ManualDispatchButton } from "@/components/runs/manual-dispatch-dialog";
 import { LocalCiSection } from "./local-ci-section";
 import { MembersSection } from "./members-section";
 import { RepositoryAdminSection } from "./repository-admin-section";
@@ -48,6 +49,10 @@ export function RepositorySettings({ repositoryId }: { repositoryId: string }) {
           <Badge tone="muted">{s.forge}</Badge>
           <Badge tone={s.trustTier === "trusted" ? "success" : "warning"}>{s.trustTier}</Badge>
           <Badge tone="neutral">you are {s.role}</Badge>
+          <span className="ml-auto">
+            {/* The dialog of /runs, preset with this repository (shown to maintainers; the procedure checks again). */}
+            <ManualDispatchButton repositories={[{ id: s.id, fullName: s.fullName, role: s.role ?? "none" }]} repositoryId={s.id} />
+          </span>
         </div>
       </header>
       <RepositoryAdminSection

@@ -51,6 +51,15 @@ describe("deriveTriageFacts", () => {
     expect(evaluate(ciTriagePolicy, facts).value).toBe("fix_forward");
   });
 
+  it("names local CI's stage by its check command, not by the job Airlock always calls test", () => {
+    const local = (step: string) => deriveTriageFacts({ ...base, origin: "local", names: names("test", step, "local-ci / test", "local-ci") }).facts.failing_stage;
+    expect(local("sh deploy.sh")).toEqual({ value: "deploy", source: "system" });
+    expect(local("npm run lint")).toEqual({ value: "lint", source: "system" });
+    expect(local("npm test")).toEqual({ value: "test", source: "system" });
+    // A GitHub job called "test" is the repository's own name, and still says the stage.
+    expect(deriveTriageFacts({ ...base, names: names("test", "sh deploy.sh") }).facts.failing_stage).toEqual({ value: "test", source: "webhook" });
+  });
+
   it("marks local CI's stage as the system's, not a webhook's", () => {
     expect(deriveTriageFacts({ ...base, origin: "local" }).facts.failing_stage).toEqual({ value: "test", source: "system" });
   });

@@ -56,7 +56,9 @@ export function deriveTriageFacts(history: TriageHistory): DerivedFacts {
   // The stage comes from names the forge reported; the rest Airlock derived from its records.
   const reported: FactSource = history.origin === "github" ? "webhook" : "system";
 
-  const stage = classifyStage(history.names, history.failingTests);
+  // The local CI names its one job "test" whatever the check command does: there the command,
+  // which the repository chose, names the stage (else a failed deploy could never roll back).
+  const stage = classifyStage(history.origin === "local" ? { ...history.names, jobName: null } : history.names, history.failingTests);
   if (stage) {
     facts.failing_stage = { value: stage, source: reported };
     notes.push(`failing_stage = ${stage} (from ${describeNames(history.names)})`);

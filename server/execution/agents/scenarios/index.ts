@@ -1,4 +1,5 @@
 import { parseScenario, type Scenario } from "../scenario";
+import releaseReadiness from "./release-readiness.json" with { type: "json" };
 import sumOffByOne from "./sum-off-by-one.json" with { type: "json" };
 
 // Built-in scenarios for the scripted adapter, by name (a stack's
@@ -6,6 +7,8 @@ import sumOffByOne from "./sum-off-by-one.json" with { type: "json" };
 
 const builtIn: Record<string, unknown> = {
   "sum-off-by-one": sumOffByOne,
+  // A release review leaving only a readiness report (e2e/loop/publish-release.spec.ts publishes it).
+  "release-readiness": releaseReadiness,
 };
 
 export const builtInScenarioNames = Object.keys(builtIn);
