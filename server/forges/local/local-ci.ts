@@ -82,7 +82,10 @@ async function runCheckCommand(command: string, work: { cwd: string; home: strin
     await mkdir(work.sessionDir, { recursive: true });
     proc = await launchAgentProcess({
       kind: "bubblewrap",
-      argv: ["/bin/sh", "-c", command],
+      // One pipe for both streams, so the log reads in the order the check wrote it (as GitHub's
+      // runner logs do). Two pipes read as data arrives interleave differently from run to run,
+      // and the failure context digest, part of the dedupe key, would differ for one failure.
+      argv: ["/bin/sh", "-c", `exec 2>&1\n${command}`],
       // A clean environment: nothing of the server's (DATABASE_URL, secrets) reaches the check.
       env,
       cwd: work.cwd,
