@@ -27,6 +27,13 @@ import { callerFor } from "@/server/testing/factories";
 
 const db = getDb();
 
+/** The queued "writeback.execute" jobs' payloads. */
+async function executeJobs() {
+  const rows = await db.$queryRaw<{ payload: { approvalId?: string; writeBackId?: string } }[]>`
+    SELECT j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = 'writeback.execute'`;
+  return rows.map((r) => r.payload);
+}
+
 async function countAllTables(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const model of Object.values(Prisma.ModelName)) {
@@ -163,7 +170,8 @@ describe("demo seed", () => {
 
   it("links approvals, write-backs and attempts consistently", async () => {
     const approvals = await db.approvalRequest.findMany({ include: { artifact: true, writeBack: true } });
-    expect(new Set(approvals.map((a) => a.status))).toEqual(new Set(["pending", "approved", "rejected", "expired", "executed", "failed"]));
+    // No "approved": an approved approval's write-back is executed by a job; seeded, it would wait forever.
+    expect(new Set(approvals.map((a) => a.status))).toEqual(new Set(["pending", "rejected", "expired", "executed", "failed"]));
     for (const a of approvals) {
       if (a.artifact) expect(a.artifactDigest).toBe(a.artifact.digest);
       if (a.status === "pending") expect(a.expiresAt.getTime()).toBeGreaterThan(Date.now());
@@ -175,6 +183,17 @@ describe("demo seed", () => {
     const fork = await db.agentDispatchRun.findFirst({ where: { isFork: true, runnerPoolId: { not: null } }, include: { attempts: { include: { runnerPool: true } } } });
     expect(fork?.attempts[0]?.runnerPool?.trustTier).toBe("untrusted");
     expect(await db.agentDispatchRun.count({ where: { parentRunId: { not: null } } })).toBeGreaterThan(0);
+  });
+
+  it("leaves no write-back waiting for an execution nothing will start: each pending one has its writeback.execute job", async () => {
+    const pending = await db.writeBack.findMany({ where: { OR: [{ outcome: "pending" }, { approval: { status: "approved" } }] }, select: { id: true, approvalId: true, outcome: true } });
+    const jobs = await executeJobs();
+    for (const w of pending) {
+      expect(w.outcome, `write-back ${w.id}`).toBe("pending");
+      expect(jobs.some((j) => j.writeBackId === w.id || (w.approvalId !== null && j.approvalId === w.approvalId)), `a writeback.execute job for ${w.id}`).toBe(true);
+    }
+    // An approved approval always has its write-back row (written with the decision).
+    expect(await db.approvalRequest.count({ where: { status: "approved", writeBack: null } })).toBe(0);
   });
 
   it("freezes every approval's presented record in the real request's shape (zPresented)", async () => {
@@ -324,5 +343,31 @@ describe("demo seed", () => {
     const tagged = (await git(["--git-dir", bareRepoPath(dataDir, a.run.repository.fullName), "rev-parse", `refs/tags/${a.targetBranch}^{commit}`])).trim();
     expect(tagged).toBe(a.run.headSha);
     expect((await listLocalReleases(dataDir, a.run.repository.fullName)).map((r) => r.tag).sort()).toEqual(["v2.13.2", "v2.14.0"]);
+  });
+
+  it("pushes the PR #231 repair's pending patch onto settings-rsc on the local forge once when a maintainer approves it", async () => {
+    const run = await db.agentDispatchRun.findFirstOrThrow({ where: { title: "Fix failing lint on PR #231 (new head)" }, include: { repository: true, approvals: true } });
+    expect(run.status).toBe("awaiting_approval");
+    expect(run.approvals.map((a) => [a.action, a.status])).toEqual([["push_commits", "pending"]]);
+    const a = run.approvals[0]!;
+    const path = bareRepoPath(dataDir, run.repository.fullName);
+    expect(await resolveRevision(path, "refs/heads/settings-rsc")).toBe(a.targetHeadSha);
+
+    const m = demoUsers.maintainer;
+    await callerFor({ id: m.id, email: m.email, name: m.name, isAdmin: m.isAdmin }).approvals.approve({ approvalId: a.id, artifactDigest: a.artifactDigest, headSha: a.targetHeadSha });
+    // The decision queues the execution (what the worker runs), as for any live approval.
+    expect((await executeJobs()).filter((j) => j.approvalId === a.id)).toHaveLength(1);
+    const [first, again] = [await executeWriteBack({ db, forgeFor: localForgeFor(dataDir), approvalId: a.id }), await executeWriteBack({ db, forgeFor: localForgeFor(dataDir), approvalId: a.id })];
+    expect(first.outcome).toBe("succeeded");
+    expect(again).toMatchObject({ outcome: "already_recorded", externalRef: first.externalRef });
+
+    // The commit is the branch's new head, on top of the head the approver saw, and it is there once.
+    const sha = first.externalRef!;
+    expect(await resolveRevision(path, "refs/heads/settings-rsc")).toBe(sha);
+    expect((await git(["--git-dir", path, "rev-parse", `${sha}^`])).trim()).toBe(a.targetHeadSha);
+    const wb = await db.writeBack.findUniqueOrThrow({ where: { approvalId: a.id } });
+    const pushed = (await git(["--git-dir", path, "log", "--all", "--fixed-strings", `--grep=${wb.idempotencyKey}`, "--format=%H"])).split("\n").filter(Boolean);
+    expect(pushed).toEqual([sha]);
+    expect(await db.approvalRequest.findUniqueOrThrow({ where: { id: a.id } })).toMatchObject({ status: "executed" });
   });
 });

@@ -14,7 +14,7 @@ import { addMs, contentDigest, minutes, newId } from "./util";
 // approvals, write-backs, dropped duplicate triggers and audit entries. Status
 // events follow the run and attempt state machines (server/domain/runs/lifecycle).
 
-const attemptVerb: Record<Exclude<AttemptPlan["outcome"], "queued" | "running" | "succeeded">, string> = {
+const attemptVerb: Record<Exclude<AttemptPlan["outcome"], "succeeded">, string> = {
   failed: "failed",
   lost: "was lost",
   timed_out: "timed out",
@@ -96,11 +96,10 @@ export function buildRun(input: BuildInput): BuiltRun {
     lastAttemptId = attemptId;
     tb.attemptId = attemptId;
     const queuedAt = tb.wait(400).t;
-    tb.emit("queue", { phase: "queued", attemptNumber: n, poolName: a.outcome === "queued" ? undefined : plan.pool });
+    tb.emit("queue", { phase: "queued", attemptNumber: n, poolName: plan.pool });
     tb.emit("status", { scope: "attempt", attemptNumber: n, from: null, to: "queued", reason: n === 1 ? "the run was queued" : `retry ${n - 1} of ${spec.limits.maxRetries}` });
     const row: Prisma.DispatchAttemptCreateManyInput = { id: attemptId, runId, number: n, status: "queued", fencingToken: n, queuedAt };
     out.attempts.push(row);
-    if (a.outcome === "queued") return;
     if (a.outcome === "cancelled" && (a.beats ?? 0) === 0) {
       tb.wait(minutes(a.queueMin ?? 1));
       tb.emit("status", { scope: "attempt", attemptNumber: n, from: "queued", to: "cancelled", reason: a.reason ?? "the run was cancelled before the attempt started" });
@@ -139,7 +138,6 @@ export function buildRun(input: BuildInput): BuiltRun {
       model,
       upTo: partial ? a.beats : undefined,
       final: a.outcome === "succeeded" || a.outcome === "cancelled" || a.outcome === "failed",
-      inFlight: a.outcome === "running",
     });
     produced.push(...session.artifacts.map((x) => ({ ...x, attemptId })));
     // An attempt's input tokens count everything the model read, cached or not.
@@ -149,12 +147,6 @@ export function buildRun(input: BuildInput): BuiltRun {
     totals.outputTokens += session.totals.outputTokens;
     totals.usd += session.totals.usd;
 
-    if (a.outcome === "running") {
-      // Still going: a tool call is in flight and the session heartbeats until now.
-      while (tb.t.getTime() < now.getTime() - 30_000) tb.wait(30_000).emit("heartbeat", { sessionId });
-      row.heartbeatAt = addMs(tb.t, -1);
-      return;
-    }
     if (a.outcome === "succeeded") {
       tb.wait(700).emit("status", { scope: "attempt", attemptNumber: n, from: "running", to: "succeeded", reason: "the agent exited cleanly" });
       Object.assign(row, { status: "succeeded", finishedAt: tb.t, exitReason: spec.adapter.kind === "scripted" ? `scenario ${spec.adapter.scenario} completed (exit 0)` : "agent exited cleanly (exit 0)" });

@@ -11,8 +11,10 @@ import type { DemoUserKey } from "./users";
 // attempts ended and what became of its write-backs. runs.ts turns a plan into
 // rows; the data is in run-plans-*.ts.
 
+// Only settled outcomes: a seeded attempt left queued or running would be claimed or reaped by
+// the worker and fail (its session is a recording, not a process).
 export type AttemptPlan = {
-  outcome: "queued" | "running" | "succeeded" | "failed" | "lost" | "timed_out" | "cancelled";
+  outcome: "succeeded" | "failed" | "lost" | "timed_out" | "cancelled";
   /** The attempt's exit reason (required for failed, lost, timed_out, cancelled). */
   reason?: string;
   /** How many beats of the session were played before it stopped (partial outcomes). */
@@ -23,7 +25,6 @@ export type AttemptPlan = {
 
 export type Decision =
   | { status: "pending" }
-  | { status: "approved"; by: DemoUserKey; afterMin: number }
   | { status: "executed"; by: DemoUserKey; afterMin: number; externalRef: string; followUp?: string }
   | { status: "failed"; by: DemoUserKey; afterMin: number; error: string }
   | { status: "rejected"; by: DemoUserKey; afterMin: number; reason: string }

@@ -178,8 +178,9 @@ const prPlans: RunPlan[] = [
     start: { as: "queued", reason: "Maya Chen resumed the failed repair on the new head" },
     attempts: [{ outcome: "succeeded" }],
     writeBacks: [
-      { action: "push_commits", artifact: "patch", gate: { exempt: false, why: pushGate, decision: { status: "approved", by: "admin", afterMin: 25 } } },
-      { action: "rerun_workflow", gate: { exempt: false, why: "change gate: rerunning a workflow after an agent push needs approval", decision: { status: "pending" } } },
+      // Waits for a person: approved, the executor pushes the patch onto settings-rsc on the local
+      // forge. (No rerun approval: acme/web-console has no local check command to rerun.)
+      { action: "push_commits", artifact: "patch", gate: { exempt: false, why: pushGate, decision: { status: "pending" } } },
     ],
     end: "awaiting_approval",
   },

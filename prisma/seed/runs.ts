@@ -99,7 +99,7 @@ export async function seedRuns(db: PrismaClient, refs: SeedRefs): Promise<{ crea
     const createdAt = minutesBefore(refs.now, plan.ageMin);
     const ruleId = plan.rule ? refs.rules[plan.rule].id : null;
     // Admission happened if an attempt ever left the queue; its identity goes into the bundle.
-    const admitted = plan.attempts.some((a) => a.outcome !== "queued" && !(a.outcome === "cancelled" && !a.beats));
+    const admitted = plan.attempts.some((a) => !(a.outcome === "cancelled" && !a.beats));
     const spec = snapshot.spec;
     const requested = spec.adapter.kind === "command" ? [...spec.adapter.env, ...spec.mcpServers.flatMap((m) => m.secrets)] : [];
     const admission = admitted && plan.pool ? admit({ stack: plan.stack, requested, taskKind: plan.taskKind, pool: plan.pool, isFork: plan.isFork ?? false }) : null;

@@ -183,15 +183,14 @@ const usdOf = (t: Omit<SessionTotals, "usd">) =>
   Math.round(t.inputTokens * 3 + t.outputTokens * 15 + t.cacheReadTokens * 0.3 + t.cacheWriteTokens * 3.75) / 1e6;
 
 /**
- * Plays `beats` (all, or the first `upTo`; with `inFlight`, also the next
- * tool call, still running) into the transcript. Returns the
+ * Plays `beats` (all, or the first `upTo`) into the transcript. Returns the
  * artifacts produced and the attempt's token/cost totals (an estimate where
  * the session ended without reporting dollars).
  */
 export function playSession(
   tb: Transcript,
   beats: Beat[],
-  opts: { sessionId: string; model: string | null; upTo?: number; heartbeatMs?: number; final: boolean; inFlight?: boolean },
+  opts: { sessionId: string; model: string | null; upTo?: number; heartbeatMs?: number; final: boolean },
 ): { artifacts: (ProducedArtifact & { createdAt: Date })[]; totals: SessionTotals } {
   const played = beats.slice(0, opts.upTo ?? beats.length);
   const artifacts: (ProducedArtifact & { createdAt: Date })[] = [];
@@ -246,12 +245,8 @@ export function playSession(
       }
     }
   });
-  const next = beats[played.length];
-  if (opts.inFlight && next?.kind === "tool") {
-    tb.wait(think(played.length)).emit("tool_call", { id: toolUseId(), name: next.name, input: next.input, startedAt: tb.t.toISOString(), subagentId: next.sub });
-  }
   if (opts.model && played.length > 0) {
-    // Claude Code reports dollars at the end of a session; a live or lost one has none yet.
+    // Claude Code reports dollars at the end of a session; a lost one has none yet.
     totals.usd = usdOf(totals);
     if (opts.final) tb.wait(400).emit("cost", { ...totals, usd: totals.usd, model: opts.model });
   }

@@ -128,11 +128,9 @@ export function playWriteBacks(ctx: WriteBackCtx): Date | null {
     ctx.audit(d.by, "approval.approve", "ApprovalRequest", g.approvalId, { runId: input.runId, action: g.w.action, artifactDigest: approval.artifactDigest ?? null });
     approval.status = "approved";
     tb.wait(300).emit("write_back_requested", { approvalId: g.approvalId, action: g.w.action, target: t, artifactDigest: approval.artifactDigest ?? undefined });
+    // A seeded decision is played through to its write-back's outcome: an approved write-back
+    // left pending would have no job to execute it, and the run would show it executing forever.
     const row = provenance(g.w, g.approvalId, d.by);
-    if (d.status === "approved") {
-      out.writeBacks.push({ ...row, outcome: "pending" });
-      continue;
-    }
     tb.wait(2_400);
     if (d.status === "executed") {
       tb.emit("write_back_completed", { writeBackId: row.id, approvalId: g.approvalId, action: g.w.action, outcome: "succeeded", externalRef: d.externalRef });
@@ -146,7 +144,7 @@ export function playWriteBacks(ctx: WriteBackCtx): Date | null {
     }
   }
   const statuses = out.approvals.map((a) => a.status);
-  if (statuses.some((s) => s === "pending" || s === "approved")) return null;
+  if (statuses.includes("pending")) return null;
   if (statuses.includes("failed")) ctx.runStatus("failed", "an approved write-back failed to execute");
   else if (statuses.every((s) => s === "executed")) ctx.runStatus("succeeded", "every approval was decided and the approved write-backs executed");
   else ctx.runStatus("escalated", "approvals were rejected or expired; a person takes over");
