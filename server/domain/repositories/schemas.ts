@@ -18,6 +18,7 @@ export const WRITE_BACK_LABELS: Record<(typeof WRITE_BACK_KINDS)[number], string
   privileged_capability: "Privileged capability (MCP, tool, secret, network)",
   set_labels: "Set pull request labels",
   roll_back: "Roll back a failed deploy (always approved by a person)",
+  release_gap: "Accept a release readiness gap (always a person)",
 };
 
 /** How the repository rolls back a failed deploy, in the settings form's words. */

@@ -128,6 +128,12 @@ describe("matchTriggers: every kind matches and misses on each of its keys", () 
         branch: { branchGlob: "**" },
         paths: { pathFilters: ["**"] },
         failureSignature: { failureSignature: SIG },
+        version: { releaseVersion: "*" },
+        chart: { releaseChart: "web" },
+        npm: { releaseNpmPackage: "web" },
+        image: { releaseImage: "web" },
+        checksum: { releaseChecksum: "SHA256SUMS" },
+        releaseBranch: { releaseBranch: "*" },
       };
       for (const key of notApplicable) {
         expect(run(kind, patches[key]).skipped[0]?.reason, `${kind} ${key}`).toBe(`${kind} events cannot match on ${key}`);
