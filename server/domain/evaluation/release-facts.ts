@@ -28,14 +28,14 @@ function localRepoPath(repository: Pick<Repository, "forge" | "cloneUrl">): stri
   return fileURLToPath(repository.cloneUrl);
 }
 
-function checksumsOf(artifacts: readonly LocalArtifact[], forge: string): ChecksumFile[] {
+function checksumsOf(artifacts: readonly LocalArtifact[], origin: string): ChecksumFile[] {
   return artifacts.flatMap((a): ChecksumFile[] => {
     if (typeof a.content === "string") {
       const text = a.content.slice(0, MAX_CHECKSUM_BYTES);
       return [{ name: a.name, entries: parseChecksums(text), unread: null, readDigest: contentDigest(a.content) }];
     }
     if (a.type !== "checksum" && !/(sha256sums|checksums?)(\.txt)?$/i.test(a.name)) return [];
-    const unread = forge === "github" ? "GitHub's release event carries each asset's digest, not its content" : "the release pipeline sent it without its content";
+    const unread = origin === "github" ? "GitHub's release event carries each asset's digest, not its content" : "the release pipeline sent it without its content";
     return [{ name: a.name, entries: null, unread, readDigest: null }];
   });
 }
@@ -89,18 +89,22 @@ export async function loadReleaseFacts(opts: { repository: Pick<Repository, "for
     version: event.version,
     commitSha,
     artifacts: opts.artifacts.map((a) => ({ name: a.name, type: a.type, digest: a.digest ?? null })),
-    checksums: checksumsOf(opts.artifacts, opts.repository.forge),
+    checksums: checksumsOf(opts.artifacts, event.origin),
     branches: null,
     branchesFrom: commitSha === null ? "the tag's commit is unknown" : "not read",
     files: null,
     filesFrom: "not read",
   };
-  const repoPath = localRepoPath(opts.repository);
-  if (repoPath === null) {
+  if (event.origin === "github") {
     const branch = namedBranch(event);
     facts.branches = branch === null ? null : [branch];
     facts.branchesFrom = branch === null ? "GitHub's event names no branch for this tag" : `GitHub names ${branch}`;
     facts.filesFrom = "the repository's files are read on the local forge only";
+    return facts;
+  }
+  const repoPath = localRepoPath(opts.repository);
+  if (repoPath === null) {
+    facts.branchesFrom = facts.filesFrom = `${opts.repository.cloneUrl.slice(0, 200)} is no local-forge repository Airlock can read`;
     return facts;
   }
   if (commitSha === null || !FULL_SHA.test(commitSha)) return facts;
