@@ -3,7 +3,7 @@ import { AppError } from "@/server/errors";
 import type { ReleaseGap } from "@/server/domain/triggers/release-keys";
 import { auditActorOf, type UserActor } from "../actor";
 import { appendRunEvents } from "../events/append";
-import { contextLabelsOf, presentedOf } from "./presented";
+import { contextLabelsOf, type PresentedRun, presentedOf } from "./presented";
 import { defaultApprovalTtlMs } from "./request-write-back";
 import { type PresentedReleaseGap, zPresentedReleaseGap } from "./schemas";
 import { transitionApproval } from "./transition";
@@ -15,17 +15,7 @@ import { transitionApproval } from "./transition";
 // publishing the release (writebacks/publish-release.ts) is refused until every gap is accepted.
 // Idempotent: a gap already asked about on the run (by its id) is not asked again.
 
-type GapRun = {
-  id: string;
-  prompt: string;
-  promptHash: string;
-  contextDigest: string;
-  contextBundle: Prisma.JsonValue;
-  stackSnapshot: Prisma.JsonValue;
-  stackDigest: string;
-  headSha: string;
-  repository: { fullName: string };
-};
+type GapRun = Pick<PresentedRun, "id" | "prompt" | "promptHash" | "contextDigest" | "contextBundle" | "stackSnapshot" | "stackDigest" | "repository"> & { headSha: string };
 
 const gapOf = (presented: Prisma.JsonValue): PresentedReleaseGap | null => {
   const parsed = zPresentedReleaseGap.safeParse((presented as { releaseGap?: unknown } | null)?.releaseGap);

@@ -141,6 +141,8 @@ export type CommitArgs = {
   /** Called when no run holds the key: prepared before the transaction, or now (rare). */
   prepare: () => Promise<PreparedRun>;
   records: { pullRequestId: string | null; pipelineId: string | null; jobId: string | null };
+  /** The evaluation's clock (a release's gap approvals are made at it). */
+  now?: Date;
 };
 
 export async function commitCandidate(args: CommitArgs): Promise<CommitOutcome> {
@@ -196,7 +198,7 @@ export async function commitCandidate(args: CommitArgs): Promise<CommitOutcome> 
       where: { id: run.id },
       select: { id: true, prompt: true, promptHash: true, contextDigest: true, contextBundle: true, stackSnapshot: true, stackDigest: true, headSha: true, repository: { select: { fullName: true } } },
     });
-    await requestReleaseGapApprovals(tx, { run: gapRun, gaps: candidate.gaps, ...candidate.releaseRef, ruleName: candidate.ruleName, now: new Date() });
+    await requestReleaseGapApprovals(tx, { run: gapRun, gaps: candidate.gaps, ...candidate.releaseRef, ruleName: candidate.ruleName, now: args.now ?? new Date() });
   }
   if (run.status === "queued") await enqueue(tx, "run.dispatch", { runId: run.id });
   return { kind: "created", runId: run.id, number: run.number, status: run.status };
