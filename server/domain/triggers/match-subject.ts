@@ -221,7 +221,7 @@ export function dedupeKeyFor(subject: Subject, rule: TriggerRule, repository: Re
       return own(checkRerunDedupeKey(k));
     case "release":
       if (k.commitSha === null) return { missing: "the release's commit is unknown: resolve the tag to a commit first" };
-      return own(releaseDedupeKey({ version: k.version, commitSha: k.commitSha, artifactDigests: k.artifactDigests }));
+      return own(releaseDedupeKey({ repository: repository.fullName, version: k.version, commitSha: k.commitSha, artifactDigests: k.artifactDigests }));
     case "flaky_scan":
       return own(flakyScanDedupeKey(k));
     case "dispatch": {

@@ -387,7 +387,7 @@ describe("matchTriggers: dedupe keys per kind", () => {
 
   it("keys a release on version, commit and the artifact digest set", () => {
     expect(run("release", {}).candidates[0]?.dedupeKey).toBe(
-      releaseDedupeKey({ version: "1.2.0", commitSha: "6113728f27ae82c7b1a177c8d03f9e96e0adf246", artifactDigests: ["sha256:aaa", "sha256:bbb"] }),
+      releaseDedupeKey({ repository: REPO.fullName, version: "1.2.0", commitSha: "6113728f27ae82c7b1a177c8d03f9e96e0adf246", artifactDigests: ["sha256:aaa", "sha256:bbb"] }),
     );
     const unresolved = matchTriggers({ event: release({ commitSha: null }), repository: REPO, rules: [rule({ kind: "release", taskKind: "release_review" })] });
     expect(unresolved.skipped[0]?.reason).toBe("the release's commit is unknown: resolve the tag to a commit first");
