@@ -192,6 +192,13 @@ describe("hostile releases", () => {
     expect(zTriggerRuleInput.safeParse({ ...base, releaseChart: "a b" }).success).toBe(false);
     expect(zTriggerRuleInput.safeParse({ ...base, kind: "failed_check", taskKind: "diagnose", releaseChart: "airlock" }).success).toBe(false);
   });
+
+  it("refuses a repository exception for release gaps: a gap is always a person's to accept", async () => {
+    const { zRepositoryPolicyInput } = await import("@/server/domain/repositories/schemas");
+    const policy = { autoRunOnFailedCheck: false, botCommentsAllowed: false, twoPersonRule: true, rollBackMode: "revert", botHandle: "@agent", dispatchLabel: "agent:diagnose", maxFixAttempts: 3, dailyCostCapUsd: null, agentReadyLabel: "ready-for-agent", humanReadyLabel: "ready-for-human" };
+    expect(zRepositoryPolicyInput.safeParse({ ...policy, writeBackExceptions: ["comment"] }).success).toBe(true);
+    expect(zRepositoryPolicyInput.safeParse({ ...policy, writeBackExceptions: ["release_gap"] }).success).toBe(false);
+  });
 });
 
 describe("readiness gaps as approval items", () => {
