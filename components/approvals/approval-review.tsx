@@ -119,6 +119,8 @@ export function ApprovalReview({ approvalId }: { approvalId: string }) {
           <ProofTree decision={proof.data.decision} />
         ) : a.policyDecisionId ? (
           <ProofSkeleton />
+        ) : p.releaseGap ? (
+          <p className="text-sm">The readiness check of release rule {p.releaseGap.ruleName} found this gap when the release was evaluated (the run&apos;s trigger proof lists each key). No rule exempts a gap: a person always accepts it or not.</p>
         ) : (
           <p className="text-sm">No policy rule decided this request, so it waits for a person: a write-back without a rule that exempts it always needs approval.</p>
         )}

@@ -3,7 +3,7 @@ import { parseAsText } from "@/components/ui/url-filters";
 
 // The approvals queue's filters in the URL (shared by the page's prefetch and the queue).
 
-export const approvalActions = ["push_commits", "update_pr_branch", "open_pr", "comment", "review", "approve_review", "rerun_workflow", "publish_release", "privileged_capability", "set_labels", "roll_back"] as const;
+export const approvalActions = ["push_commits", "update_pr_branch", "open_pr", "comment", "review", "approve_review", "rerun_workflow", "publish_release", "privileged_capability", "set_labels", "roll_back", "release_gap"] as const;
 
 /** The age filter: requests older than an hour, or a day. */
 export const approvalAges = [

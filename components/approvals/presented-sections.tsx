@@ -6,6 +6,7 @@ import { Field, list } from "./fields";
 import { LabelChangeView } from "./label-change";
 import { OpenPrView } from "./open-pr";
 import { ReleaseView } from "./release";
+import { ReleaseGapView } from "./release-gap";
 import { RollBackView } from "./roll-back";
 import { PostedWords, postsWords } from "./posted-words";
 import { PrivilegedLaunchView } from "./privileged-launch";
@@ -49,6 +50,8 @@ export function PresentedSections({ approval: a, presented: p }: { approval: App
     <>
       {p.launch ? (
         <PrivilegedLaunchView launch={p.launch} />
+      ) : p.releaseGap ? (
+        <ReleaseGapView gap={p.releaseGap} />
       ) : a.action === "publish_release" ? (
         <ReleaseView presented={p} artifact={a.artifact} artifactDigest={a.artifactDigest} headSha={p.target.headSha ?? null} />
       ) : p.rollBack ? (

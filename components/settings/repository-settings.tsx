@@ -18,7 +18,7 @@ import { cardVariants } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
 import {
   ROLL_BACK_MODES,
-  WRITE_BACK_KINDS,
+  EXEMPTABLE_WRITE_BACK_KINDS,
   WRITE_BACK_LABELS,
   zRepositoryPolicyInput,
   type RepositoryPolicy,
@@ -125,7 +125,7 @@ function PolicyForm({ repositoryId, version, policy, canEdit }: { repositoryId: 
               name="writeBackExceptions"
               label="Write-back exceptions"
               hint="Write-backs that may proceed without approval, on stacks whose approval mode allows exceptions, for runs on the repository's own code. A fork's run (or one Airlock cannot place) always waits for a person, except a label change. Each change is audited."
-              options={WRITE_BACK_KINDS.map((k) => ({ value: k, label: WRITE_BACK_LABELS[k] }))}
+              options={EXEMPTABLE_WRITE_BACK_KINDS.map((k) => ({ value: k, label: WRITE_BACK_LABELS[k] }))}
             />
             <div className="grid gap-3 sm:grid-cols-3">
               <TextField name="botHandle" label="Bot handle" hint="Comments starting with it are commands." mono />

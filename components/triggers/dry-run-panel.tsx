@@ -93,6 +93,16 @@ export function DryRunPanel({ ruleId }: { ruleId: string | null }) {
                       e.reason
                     )}
                     {e.precedence && <span className="block text-zinc-500" data-testid="dry-run-precedence">Precedence: {e.precedence}</span>}
+                    {e.candidate?.keyVerdicts.map((v) => (
+                      <span key={v.key} className="block text-zinc-500" data-testid="dry-run-key">
+                        {v.matched ? "✓" : "✗"} {v.detail}
+                      </span>
+                    ))}
+                    {e.candidate && e.candidate.gaps.length > 0 && (
+                      <span className="block text-amber-700 dark:text-amber-400" data-testid="dry-run-gaps">
+                        {e.candidate.gaps.length} readiness gap{e.candidate.gaps.length === 1 ? "" : "s"}, each an approval item: {e.candidate.gaps.map((g) => g.detail).join("; ")}
+                      </span>
+                    )}
                   </td>
                 </tr>
               ))}

@@ -67,6 +67,12 @@ const toForm = (r: TriggerRuleInput): TriggerRuleFormValues => ({
   step: r.step ?? "",
   branchGlob: r.branchGlob ?? "",
   failureSignature: r.failureSignature ?? "",
+  releaseVersion: r.releaseVersion ?? "",
+  releaseChart: r.releaseChart ?? "",
+  releaseNpmPackage: r.releaseNpmPackage ?? "",
+  releaseImage: r.releaseImage ?? "",
+  releaseChecksum: r.releaseChecksum ?? "",
+  releaseBranch: r.releaseBranch ?? "",
   scanSchedule: r.scanSchedule ?? "",
   scanWindowHours: r.scanWindowHours,
   scanThreshold: r.scanThreshold,
@@ -220,9 +226,19 @@ function RuleForm({ rule, canEdit, options, stackLabel }: { rule: Rule | null; c
                 {show("failureSignature") && <TextField name="failureSignature" label="Failure signature" hint="16 hex characters, from a failed job" mono />}
               </div>
               {kind === "release" && (
-                <p className="text-xs text-amber-700 dark:text-amber-400" data-testid="release-keys-not-matched">
-                  Release rules match on repository, workflow and tag only. Version, chart, npm and image artifacts, checksum and release branch are not matched yet: a rule cannot narrow on them.
-                </p>
+                <div className="space-y-2" data-testid="release-keys">
+                  <div className="grid gap-3 sm:grid-cols-2">
+                    <TextField name="releaseVersion" label="Version glob" hint="The tag without its leading v: 2.* matches v2.1.0." placeholder="2.*" mono />
+                    <TextField name="releaseBranch" label="Release branch glob" hint="A branch the tag's commit is on. Local forge: every branch containing it; GitHub: only the branch the event names (a release's target, a tag push's base branch)." placeholder="main, release/*" mono />
+                    <TextField name="releaseChart" label="Chart" hint="The release ships <chart>-<version>.tgz; its version, and the repository's Chart.yaml (local forge), must be the release's." placeholder="airlock" mono />
+                    <TextField name="releaseNpmPackage" label="npm package" hint="The release ships npm pack's tarball of it; its version, and package.json (local forge), must be the release's." placeholder="@acme/web" mono />
+                    <TextField name="releaseImage" label="Image" hint="The release ships <image>:<tag>. Local forge only: GitHub release events carry no images, so on GitHub this key never matches." placeholder="ghcr.io/acme/web" mono />
+                    <TextField name="releaseChecksum" label="Checksum file" hint="The release ships it; every artifact must be listed with its digest. GitHub: the file's entries are not read, so each release shows an unverified-checksum gap." placeholder="SHA256SUMS" mono />
+                  </div>
+                  <p className="text-xs text-zinc-500">
+                    A key that misses skips the rule, and the trigger proof says which. In a release the rule matched, each gap found (a missing artifact, a checksum mismatch, a version out of line) is its own approval item: the release is published only after a person accepts every one.
+                  </p>
+                </div>
               )}
               {show("paths") && <StringListField name="pathFilters" label="Path filters" hint="Globs on the changed files; start with ! to exclude." itemLabel="Path filter" addLabel="Add path filter" placeholder="src/**" mono />}
             </fieldset>

@@ -40,6 +40,12 @@ export function RulesList() {
       r.branchGlob && `${r.kind === "release" ? "tag" : "branch"} ${r.branchGlob}`,
       r.pathFilters.length > 0 && `paths ${r.pathFilters.join(", ")}`,
       r.failureSignature && `signature ${r.failureSignature}`,
+      r.releaseVersion && `version ${r.releaseVersion}`,
+      r.releaseChart && `chart ${r.releaseChart}`,
+      r.releaseNpmPackage && `npm ${r.releaseNpmPackage}`,
+      r.releaseImage && `image ${r.releaseImage}`,
+      r.releaseChecksum && `checksum ${r.releaseChecksum}`,
+      r.releaseBranch && `release branch ${r.releaseBranch}`,
     ].filter(Boolean) as string[];
   return (
     <div className="space-y-4">

@@ -10,6 +10,7 @@ import { fixForwardOnApprovalRejection } from "../fixloop/triggers";
 import { approvePrivileged, endRejectedLaunch } from "./privileged-capability";
 import { assertPushAllowed } from "./push-protection";
 import { writeBackExtraOf } from "./presented";
+import { acceptReleaseGap } from "./release-gaps";
 import { createPendingWriteBack } from "./request-write-back";
 import { lockApprovalRow, transitionApproval } from "./transition";
 import { utcMinute } from "@/server/lib/time";
@@ -160,8 +161,8 @@ export async function approveApproval(opts: ApproveOptions & { kinds?: "any" | "
   const result = await transaction(opts.db, "approveWriteBack", async (tx): Promise<Refusal | { approvalId: string; writeBackId: string | null }> => {
     const approval = await lockApproval(tx, opts.approvalId);
     const actor = await requireDecider(tx, opts.actor, approval);
-    if (approval.action === "privileged_capability" && opts.kinds === "write_back") {
-      throw new AppError("BAD_REQUEST", "This request is for a privileged launch, not a write-back.", { reason: "invalid_write_back" });
+    if ((approval.action === "privileged_capability" || approval.action === "release_gap") && opts.kinds === "write_back") {
+      throw new AppError("BAD_REQUEST", `This request is for ${approval.action === "release_gap" ? "a release's readiness gap" : "a privileged launch"}, not a write-back.`, { reason: "invalid_write_back" });
     }
     requirePending(approval);
     const expired = await expireIfDue(tx, approval, actor, now);
@@ -174,6 +175,8 @@ export async function approveApproval(opts: ApproveOptions & { kinds?: "any" | "
       // Bound to the digest of what will launch, checked against the run as it is now.
       return approvePrivileged(tx, { approval: { ...approval, status: "pending" }, actor, now });
     }
+    // Accepting a gap writes nothing to a forge: bound to the commit the approver was shown.
+    if (approval.action === "release_gap") return acceptReleaseGap(tx, { approval: { ...approval, status: "pending" }, actor, headSha: opts.headSha, now });
     if ((approval.artifactDigest ?? null) !== (opts.artifactDigest ?? null) || (approval.targetHeadSha !== null && approval.targetHeadSha !== opts.headSha)) {
       throw new AppError("PRECONDITION_FAILED", "This approval is stale: what you reviewed is not what this request is for. Reload and review again.", { reason: "stale" });
     }
@@ -248,7 +251,8 @@ export async function rejectWriteBack(opts: { db: Db; actor: UserActor | null; a
     });
     // A rejected privileged launch ends its run with the reason; nothing ran, so nothing is fixed forward.
     if (approval.action === "privileged_capability") await endRejectedLaunch(tx, { approval, by: actor.email, reason, now });
-    else await fixForwardOnApprovalRejection(tx, { approval, reason, by: actor.email, now });
+    // A rejected gap leaves the release unpublished (publish-release.ts); there is nothing to fix forward.
+    else if (approval.action !== "release_gap") await fixForwardOnApprovalRejection(tx, { approval, reason, by: actor.email, now });
     return { approvalId: approval.id };
   });
   if ("refused" in result) throw result.refused;

@@ -2,7 +2,7 @@ import type { Prisma, Tx } from "@/server/db";
 import type { WriteBackKind } from "@/server/db/generated/enums";
 import { type StoredAdmission, stackSpecOf } from "../runs/admit-attempt";
 import type { PushProtection } from "./push-protection";
-import type { LabelChange, Presented, PresentedOpenPr, PresentedRelease, PresentedRollBack, RerunPlan, ReviewEvent } from "./schemas";
+import type { LabelChange, Presented, PresentedOpenPr, PresentedRelease, PresentedReleaseGap, PresentedRollBack, RerunPlan, ReviewEvent } from "./schemas";
 
 // What the approver sees, frozen when the request is made: the assembled prompt, context labels,
 // the stack with its tools/MCP/skills/subagents, runner pool, runtime and runner service accounts,
@@ -24,9 +24,10 @@ export type PresentedExtra = {
   openPr?: PresentedOpenPr | null;
   release?: PresentedRelease | null;
   rollBack?: PresentedRollBack | null;
+  releaseGap?: PresentedReleaseGap | null;
 };
 
-const extraKeys = ["review", "rerun", "openPr", "release", "rollBack"] as const;
+const extraKeys = ["review", "rerun", "openPr", "release", "rollBack", "releaseGap"] as const;
 
 /** The kind's extra fields from a frozen `presented` record, as shown (a release's report text included). */
 export function presentedExtraOf(record: unknown): PresentedExtra {

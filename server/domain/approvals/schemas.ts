@@ -1,6 +1,7 @@
 // Shapes a write-back request carries beyond its target, shared by the gate, the executor and the
 // approval screen (components may import `**/schemas`). Nothing here needs Node.
 import { z } from "zod";
+import { RELEASE_GAP_KINDS } from "@/server/domain/triggers/release-facts";
 import { zRedactionEntry } from "../context/redaction/report";
 import { zRanWith } from "../runs/schemas";
 
@@ -166,6 +167,19 @@ export type PresentedRollBack = z.infer<typeof zPresentedRollBack>;
  * by approvals/presented.ts `presentedOf`). The approval screen parses the stored JSON with it,
  * so a record of another shape is reported rather than rendered as "[object Object]".
  */
+/** release_gap: one readiness gap of a release review, what the approver accepts (or not) before it is published. */
+export const zPresentedReleaseGap = z.object({
+  id: z.string().max(300),
+  kind: z.enum(RELEASE_GAP_KINDS),
+  subject: z.string().max(255),
+  detail: z.string().max(1000),
+  tag: z.string().max(255),
+  version: z.string().max(100),
+  commitSha: z.string().max(64),
+  ruleName: z.string().max(300),
+});
+export type PresentedReleaseGap = z.infer<typeof zPresentedReleaseGap>;
+
 export const zPresented = z.object({
   prompt: z.string(),
   promptHash: z.string(),
@@ -218,5 +232,7 @@ export const zPresented = z.object({
   release: zPresentedRelease.nullish(),
   /** roll_back: the failed deploy and how it is rolled back (absent on other kinds). */
   rollBack: zPresentedRollBack.nullish(),
+  /** release_gap: the readiness gap accepted by approving (absent on other kinds). */
+  releaseGap: zPresentedReleaseGap.nullish(),
 });
 export type Presented = z.infer<typeof zPresented>;

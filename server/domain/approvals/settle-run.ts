@@ -12,9 +12,10 @@ import { lockRun, transitionRun } from "../runs/transition";
 export async function settleRun(tx: Tx, runId: string, now: Date): Promise<RunStatus | null> {
   const run = await lockRun(tx, runId);
   if (!run || run.status !== "awaiting_approval") return null;
-  const approvals = await tx.approvalRequest.findMany({ where: { runId }, select: { status: true } });
+  const approvals = await tx.approvalRequest.findMany({ where: { runId }, select: { status: true, action: true } });
   const writeBacks = await tx.writeBack.findMany({ where: { runId }, select: { outcome: true } });
-  if (approvals.some((a) => a.status === "pending" || a.status === "approved")) return null;
+  // An accepted release gap ends approved: nothing follows it to execute.
+  if (approvals.some((a) => a.status === "pending" || (a.status === "approved" && a.action !== "release_gap"))) return null;
   if (writeBacks.some((w) => w.outcome === "pending")) return null;
 
   let to: RunStatus;

@@ -15,6 +15,7 @@ import { decideActorPermission, type PermissionDecision } from "@/server/domain/
 import type { DispatchableEvent } from "@/server/domain/ci-events/ci-event";
 import type { Facts } from "./facts";
 import { advisoryLock } from "@/server/db/advisory-lock";
+import { requestReleaseGapApprovals } from "@/server/domain/approvals/release-gaps";
 import type { DropLedger } from "./drops";
 import { dedupeLockKey } from "./locks";
 import { runTitle } from "./titles";
@@ -140,6 +141,8 @@ export type CommitArgs = {
   /** Called when no run holds the key: prepared before the transaction, or now (rare). */
   prepare: () => Promise<PreparedRun>;
   records: { pullRequestId: string | null; pipelineId: string | null; jobId: string | null };
+  /** The evaluation's clock (a release's gap approvals are made at it). */
+  now?: Date;
 };
 
 export async function commitCandidate(args: CommitArgs): Promise<CommitOutcome> {
@@ -179,6 +182,8 @@ export async function commitCandidate(args: CommitArgs): Promise<CommitOutcome> 
           triggerKind: candidate.triggerKind,
           dedupeKey: candidate.dedupeKey.slice(0, 500),
           deliveryId: args.deliveryId,
+          ...(candidate.keyVerdicts.length > 0 ? { keys: candidate.keyVerdicts.map((v) => ({ ...v, detail: v.detail.slice(0, 1000) })) } : {}),
+          ...(candidate.gaps.length > 0 ? { gaps: candidate.gaps.map((g) => ({ id: g.id, detail: g.detail })) } : {}),
           // Why this rule fired when others matched the same failure (triggers/precedence.ts).
           ...(candidate.precedence ? { precedence: boundedPrecedence(candidate.precedence) } : {}),
         },
@@ -187,6 +192,14 @@ export async function commitCandidate(args: CommitArgs): Promise<CommitOutcome> 
       { type: "status", payload: { scope: "run", from: null, to: run.status, reason: candidate.reason.slice(0, 2000) } },
     ],
   });
+  if (candidate.releaseRef && candidate.gaps.length > 0) {
+    // Each readiness gap is a person's to accept before the release is published.
+    const gapRun = await tx.agentDispatchRun.findUniqueOrThrow({
+      where: { id: run.id },
+      select: { id: true, prompt: true, promptHash: true, contextDigest: true, contextBundle: true, stackSnapshot: true, stackDigest: true, headSha: true, repository: { select: { fullName: true } } },
+    });
+    await requestReleaseGapApprovals(tx, { run: gapRun, gaps: candidate.gaps, ...candidate.releaseRef, ruleName: candidate.ruleName, now: args.now ?? new Date() });
+  }
   if (run.status === "queued") await enqueue(tx, "run.dispatch", { runId: run.id });
   return { kind: "created", runId: run.id, number: run.number, status: run.status };
 }

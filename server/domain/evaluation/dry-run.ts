@@ -30,7 +30,7 @@ export type DryRunEvent = {
   reason: string;
   /** Other rules matched the same failure: who fires, and why (null when this rule was alone). */
   precedence: string | null;
-  candidate: Pick<Candidate, "taskKind" | "action" | "dedupeKey" | "source" | "reason" | "matchedOn"> | null;
+  candidate: Pick<Candidate, "taskKind" | "action" | "dedupeKey" | "source" | "reason" | "matchedOn" | "keyVerdicts" | "gaps"> | null;
   duplicateOf: { runId: string; number: number } | { event: string } | null;
 };
 
@@ -41,6 +41,8 @@ const pick = (c: Candidate): NonNullable<DryRunEvent["candidate"]> => ({
   source: c.source,
   reason: c.reason,
   matchedOn: c.matchedOn,
+  keyVerdicts: c.keyVerdicts,
+  gaps: c.gaps,
 });
 
 export async function dryRunTriggerRule(opts: { db: Db; actor: UserActor; input: unknown; limit?: number }) {

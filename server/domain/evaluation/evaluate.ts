@@ -195,6 +195,7 @@ async function commitPlan(opts: { db: Db; loaded: LoadedEvent; plan: EvaluationP
         deliveryId,
         drops,
         records,
+        now,
         prepare: async () => prepared.get(candidate.dedupeKey) ?? prepareRun({ ...base, db: tx, candidate }),
       });
       outcomes.push({ ruleName: candidate.ruleName, outcome });

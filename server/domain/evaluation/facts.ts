@@ -11,7 +11,9 @@ import type { SimilarRun } from "@/server/domain/context/context-bundle";
 import { buildLogExcerpt } from "@/server/domain/context/log-excerpt";
 import type { LocalArtifact, LocalExtras } from "@/server/domain/ingest/delivery/local-payload";
 import type { DispatchableEvent } from "@/server/domain/ci-events/ci-event";
+import type { ReleaseFacts } from "@/server/domain/triggers/release-facts";
 import { decideOrigin, type Origin, type OriginEvidence } from "./origin";
+import { loadReleaseFacts } from "./release-facts";
 
 export type FailureFacts = { signature: string | null; testNames: string[]; errorLines: string[] };
 
@@ -33,6 +35,8 @@ export type Facts = {
   similarRuns: SimilarRun[];
   /** Failed checks: the dedupe key's context digest (ci-events/failure/context-digest.ts). */
   contextDigest: string | null;
+  /** Releases: what the release keys and readiness gaps are decided on (release-facts.ts). */
+  release: ReleaseFacts | null;
 };
 
 /** The excerpt a failed job's row keeps of a delivery's log (records.ts stores exactly this). */
@@ -72,6 +76,7 @@ export async function loadFacts(opts: { db: Db; repository: Repository; event: D
     artifacts: extras.artifacts,
     similarRuns: [],
     contextDigest: null,
+    release: null,
   };
   const prByNumber = (number: number) =>
     db.pullRequest.findUnique({ where: { repositoryId_number: { repositoryId: repository.id, number } } });
@@ -137,6 +142,11 @@ export async function loadFacts(opts: { db: Db; repository: Repository; event: D
         ...extras.artifacts,
         ...event.assets.map((a) => ({ name: a.name, type: a.contentType ?? "asset", url: a.url, digest: a.digest, sizeBytes: a.sizeBytes })),
       ];
+      facts.release = await loadReleaseFacts({ repository, event, commitSha: facts.headSha, artifacts: facts.artifacts });
+      evidence.releaseBranches = facts.release.branches;
+      if (facts.headSha) {
+        evidence.pullRequest = await db.pullRequest.findFirst({ where: { repositoryId: repository.id, headSha: facts.headSha, isFork: true }, select: { number: true, isFork: true, headRef: true, headRepoFullName: true } });
+      }
       break;
     }
     case "flaky_scan": {

@@ -21,6 +21,8 @@ export type OriginEvidence = {
   pushed: { branch: string; pusher: string } | null;
   /** check_rerun: the run whose check is rerun, with its origin (null: not recorded). */
   originalRun?: { number: number; origin: CodeOrigin } | null;
+  /** release: the branches its tag's commit is on (null: unknown; local forge reads them all). */
+  releaseBranches?: string[] | null;
 };
 
 const short = (sha: string) => sha.slice(0, 12);
@@ -89,8 +91,13 @@ export function decideOrigin(event: DispatchableEvent, evidence: OriginEvidence)
       if (pr) return fromPullRequest(pr) ?? { kind: "unknown", reason: `pull request #${pr.number}: its head repository is unknown` };
       if (event.pullRequestNumber !== null) return { kind: "unknown", reason: `pull request #${event.pullRequestNumber} is not recorded: its head repository is unknown` };
       return { kind: "repository", reason: `${short(event.headSha)} of the repository, named by ${event.actor.login}` };
-    case "release":
+    case "release": {
+      // A tag may name any commit the forge holds, a fork's pull request head included.
+      const fromPr = pr ? fromPullRequest(pr) : null;
+      if (fromPr?.kind === "fork") return { kind: "fork", reason: `the tag ${event.tag} names the head of ${fromPr.reason}` };
+      if (evidence.releaseBranches?.length === 0) return { kind: "unknown", reason: `the tag ${event.tag} names a commit on no branch of the repository` };
       return { kind: "repository", reason: `the repository's tag ${event.tag}` };
+    }
     case "flaky_scan":
       return { kind: "repository", reason: `failures on the repository's ${event.branch ? `branch ${event.branch}` : "branches"}` };
     case "branch_push":

@@ -31,6 +31,7 @@ export function matchFactsOf(loaded: Pick<LoadedEvent, "facts" | "extras">): Eve
     pullRequestNumber: facts.pullRequestNumber,
     headSha: facts.headSha,
     headBranch: facts.headBranch,
+    release: facts.release,
     ...(loaded.extras.artifacts.length > 0 ? { artifactDigests: facts.artifacts.flatMap((a) => (a.digest ? [a.digest] : [])) } : {}),
   };
 }

@@ -48,6 +48,7 @@ function noFacts(screened: ScreenedEvent): Facts {
     artifacts: screened.extras.artifacts,
     similarRuns: [],
     contextDigest: null,
+    release: null,
   };
 }
 

@@ -204,6 +204,10 @@ export const zTriggerMatchedPayload = z.object({
   triggerKind: z.string().max(50),
   dedupeKey: z.string().max(500),
   deliveryId: zId.optional(),
+  /** Release rules: each release key's verdict, what it saw and whether it matched (triggers/release-keys.ts). */
+  keys: z.array(z.object({ key: z.string().max(50), matched: z.boolean(), detail: z.string().max(1000) })).max(20).optional(),
+  /** Release rules: the readiness gaps found, each an approval item on the run. */
+  gaps: z.array(z.object({ id: z.string().max(300), detail: z.string().max(1000) })).max(50).optional(),
   /** Other rules matched the same failure: which fired and why (triggers/precedence.ts). */
   precedence: z
     .object({

@@ -18,7 +18,11 @@ export const WRITE_BACK_LABELS: Record<(typeof WRITE_BACK_KINDS)[number], string
   privileged_capability: "Privileged capability (MCP, tool, secret, network)",
   set_labels: "Set pull request labels",
   roll_back: "Roll back a failed deploy (always approved by a person)",
+  release_gap: "Accept a release readiness gap",
 };
+
+/** The kinds a repository may exempt: a release's readiness gap is a person's to accept, never exempted. */
+export const EXEMPTABLE_WRITE_BACK_KINDS = WRITE_BACK_KINDS.filter((k) => k !== "release_gap");
 
 /** How the repository rolls back a failed deploy, in the settings form's words. */
 export const ROLL_BACK_MODES = [
@@ -40,7 +44,10 @@ const repositoryPolicyShape = {
   twoPersonRule: z.boolean(),
   rollBackMode: z.enum(["revert", "rerun_last_good"]),
   /** Write-back kinds that may proceed without approval on stacks that allow exceptions. */
-  writeBackExceptions: z.array(zWriteBackKind).max(20).refine((kinds) => new Set(kinds).size === kinds.length, "Each kind once"),
+  writeBackExceptions: z
+    .array(zWriteBackKind.refine((k) => k !== "release_gap", "A release's readiness gap is always a person's to accept"))
+    .max(20)
+    .refine((kinds) => new Set(kinds).size === kinds.length, "Each kind once"),
   botHandle: z
     .string()
     .trim()

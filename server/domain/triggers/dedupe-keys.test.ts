@@ -93,9 +93,11 @@ describe("checkRerunDedupeKey", () => {
 });
 
 describe("releaseDedupeKey", () => {
-  const p = { version: "1.2.0", commitSha: "6113728f27ae82c7b1a177c8d03f9e96e0adf246", artifactDigests: ["sha256:b", "sha256:a"] };
-  it("keys version + commit + the digest set, in any order", () => {
-    expect(releaseDedupeKey(p)).toMatch(/^release:1\.2\.0:6113728f27ae:2-artifacts:[0-9a-f]{32}$/);
+  const p = { repository: "acme/web", version: "1.2.0", commitSha: "6113728f27ae82c7b1a177c8d03f9e96e0adf246", artifactDigests: ["sha256:b", "sha256:a"] };
+  it("keys repository + version + commit + the digest set, in any order", () => {
+    expect(releaseDedupeKey(p)).toMatch(/^release:acme\/web:1\.2\.0:6113728f27ae:2-artifacts:[0-9a-f]{32}$/);
+    // A mirror or fork holding the same commit releases its own version: another release.
+    expect(releaseDedupeKey({ ...p, repository: "acme/web-mirror" })).not.toBe(releaseDedupeKey(p));
     expect(releaseDedupeKey({ ...p, artifactDigests: ["sha256:a", "sha256:b", "sha256:a"] })).toBe(releaseDedupeKey(p));
     expect(releaseDedupeKey({ ...p, artifactDigests: ["sha256:a"] })).not.toBe(releaseDedupeKey(p));
     expect(releaseDedupeKey({ ...p, version: "1.2.1" })).not.toBe(releaseDedupeKey(p));

@@ -12,7 +12,9 @@
 //   failed-check: repository, source (pr-<n>, or check-<workflow> outside a PR), commit SHA, job, step,
 //                 failure signature, context digest (ci-events/failure/context-digest.ts), rule id
 //   check-rerun:  original run id, approved artifact digest, target check
-//   release:      version, commit SHA, artifact digests (sorted, deduplicated)
+//   release:      repository, version, commit SHA, artifact digests (sorted, deduplicated); the
+//                 spec names no repository, but two repositories holding one commit (a mirror, a
+//                 fork) releasing one version are two releases
 //   flaky-scan:   failure signature, query digest, result-set digest
 //   pr-comment / label / manual:
 //                 repository, PR (pr-<n> or none), head SHA, command, rule id
@@ -97,12 +99,12 @@ export function checkRerunDedupeKey(p: CheckRerunKeyInput): string {
   );
 }
 
-export type ReleaseKeyInput = { version: string; commitSha: string; artifactDigests: readonly string[] };
+export type ReleaseKeyInput = { repository: string; version: string; commitSha: string; artifactDigests: readonly string[] };
 
-/** e.g. release:1.2.0:6113728f27ae:2-artifacts:<hash>; the digest set is order-free. */
+/** e.g. release:acme/web:1.2.0:6113728f27ae:2-artifacts:<hash>; the digest set is order-free. */
 export function releaseDedupeKey(p: ReleaseKeyInput): string {
   const digests = [...new Set(p.artifactDigests)].sort();
-  return key("release", [slug(p.version), sha(p.commitSha), `${digests.length}-artifacts`], [p.version, p.commitSha, digests]);
+  return key("release", [slug(p.repository), slug(p.version), sha(p.commitSha), `${digests.length}-artifacts`], [p.repository, p.version, p.commitSha, digests]);
 }
 
 export type FlakyScanKeyInput = { signature: string; queryDigest: string; resultSetDigest: string };

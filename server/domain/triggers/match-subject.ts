@@ -16,6 +16,7 @@ import {
 } from "./dedupe-keys";
 import { failureContextDigest } from "@/server/domain/ci-events/failure/context-digest";
 import type { EventFacts, MatchOptions, RepositoryFacts } from "./match-types";
+import { MAX_RELEASE_VERSION, type ReleaseFacts } from "./release-facts";
 import type { TriggerRule } from "./trigger-rule";
 
 type KeyFacts =
@@ -42,6 +43,8 @@ export type Subject = {
   branch: string | null;
   paths: readonly string[] | null;
   failureSignature: string | null;
+  /** Release: the facts its release keys are matched on (null on other kinds, or unknown). */
+  release: ReleaseFacts | null;
   key: KeyFacts;
 };
 
@@ -52,7 +55,7 @@ const COMMAND_TASKS = { diagnose: "diagnose", fix_failing_check: "repair", triag
 const short = (sha: string) => sha.slice(0, 12);
 
 export function subjectOf(event: CiEvent, repository: RepositoryFacts, facts: EventFacts, options: MatchOptions): Subject | NoSubject {
-  const base = { refusal: null, taskKind: null, ruleId: null, stackId: null, workflow: null, job: null, step: null, branch: null, paths: facts.changedFiles ?? null, failureSignature: facts.failureSignature ?? null };
+  const base = { refusal: null, taskKind: null, ruleId: null, stackId: null, workflow: null, job: null, step: null, branch: null, paths: facts.changedFiles ?? null, failureSignature: facts.failureSignature ?? null, release: null };
   const permission = (via: PermissionInput["via"]) => {
     const decision = decideActorPermission({
       association: event.type === "ignored" ? null : event.actor.association,
@@ -145,7 +148,10 @@ export function subjectOf(event: CiEvent, repository: RepositoryFacts, facts: Ev
       return {
         ...base,
         kind: "release",
-        summary: `release ${event.tag} (${event.via.replace("_", " ")})`,
+        summary: `release ${event.tag.slice(0, 120)} (${event.via.replace("_", " ")})`,
+        // A version no key could compare, nor a person read on the approval screen.
+        refusal: event.version.length > MAX_RELEASE_VERSION ? `release version is ${event.version.length} characters long, over ${MAX_RELEASE_VERSION}: not reviewed` : null,
+        release: facts.release ?? null,
         workflow: event.workflowName,
         branch: event.tag,
         paths: null,
@@ -215,7 +221,7 @@ export function dedupeKeyFor(subject: Subject, rule: TriggerRule, repository: Re
       return own(checkRerunDedupeKey(k));
     case "release":
       if (k.commitSha === null) return { missing: "the release's commit is unknown: resolve the tag to a commit first" };
-      return own(releaseDedupeKey({ version: k.version, commitSha: k.commitSha, artifactDigests: k.artifactDigests }));
+      return own(releaseDedupeKey({ repository: repository.fullName, version: k.version, commitSha: k.commitSha, artifactDigests: k.artifactDigests }));
     case "flaky_scan":
       return own(flakyScanDedupeKey(k));
     case "dispatch": {

@@ -1,4 +1,5 @@
 // Inputs the matcher takes besides the event and the rules.
+import type { ReleaseFacts } from "./release-facts";
 
 export type RepositoryFacts = {
   id: string;
@@ -20,6 +21,8 @@ export type EventFacts = {
   headBranch?: string | null;
   /** Release: digests of the release's artifacts (defaults to the event's asset digests). */
   artifactDigests?: readonly string[] | null;
+  /** Release: what the release keys and its readiness gaps are decided on (null: unknown). */
+  release?: ReleaseFacts | null;
 };
 
 export type MatchOptions = {

@@ -4,6 +4,7 @@ import type { CiEvent } from "@/server/domain/ci-events/ci-event";
 import type { TaskKind, TriggerKind } from "@/server/domain/ci-events/enums";
 import { failureContextDigest } from "@/server/domain/ci-events/failure/context-digest";
 import { fromGithub } from "@/server/domain/ingest/from-github";
+import type { ReleaseFacts } from "./release-facts";
 import { dispatchDedupeKey, failedCheckDedupeKey, releaseDedupeKey } from "./dedupe-keys";
 import { HEAD, REPO, SIG, actor, checkRerun, failedCheck, flakyScan, manual, prComment, prLabeled, release, rule } from "./fixtures";
 import type { EventFacts } from "./match-types";
@@ -33,6 +34,24 @@ const pathsKey = {
 };
 const signatureKey = { hit: { failureSignature: SIG }, miss: { failureSignature: "0000000000000000" }, reason: `failureSignature: ${SIG} is not 0000000000000000` };
 
+/** What a release's facts loader would read for fixtures' release(). */
+const releaseFacts: ReleaseFacts = {
+  tag: "v1.2.0",
+  version: "1.2.0",
+  commitSha: "6113728f27ae82c7b1a177c8d03f9e96e0adf246",
+  artifacts: [
+    { name: "web-1.2.0.tgz", type: "chart", digest: "sha256:bbb" },
+    { name: "acme-web-1.2.0.tgz", type: "npm", digest: "sha256:ccc" },
+    { name: "ghcr.io/acme/web:1.2.0", type: "image", digest: "sha256:ddd" },
+    { name: "SHA256SUMS", type: "checksum", digest: "sha256:aaa" },
+  ],
+  checksums: [],
+  branches: ["main"],
+  branchesFrom: "GitHub names main",
+  files: null,
+  filesFrom: "not read",
+};
+
 const KINDS: Record<TriggerKind, KindCase> = {
   failed_check: {
     event: failedCheck(),
@@ -60,10 +79,16 @@ const KINDS: Record<TriggerKind, KindCase> = {
   },
   release: {
     event: release(),
-    facts: {},
+    facts: { release: releaseFacts },
     taskKind: "release_review",
     keys: {
       repository: repositoryKey,
+      version: { hit: { releaseVersion: "1.*" }, miss: { releaseVersion: "2.*" }, reason: 'version: "1.2.0" does not match "2.*"' },
+      chart: { hit: { releaseChart: "web" }, miss: { releaseChart: "api" }, reason: "chart: the release ships no chart package api-<version>.tgz" },
+      npm: { hit: { releaseNpmPackage: "@acme/web" }, miss: { releaseNpmPackage: "@acme/api" }, reason: 'npm: the release ships no npm package "@acme/api" tarball' },
+      image: { hit: { releaseImage: "ghcr.io/acme/web" }, miss: { releaseImage: "ghcr.io/acme/api" }, reason: "image: the release ships no image ghcr.io/acme/api:<tag> (GitHub release events carry no images)" },
+      checksum: { hit: { releaseChecksum: "SHA256SUMS" }, miss: { releaseChecksum: "CHECKSUMS" }, reason: 'checksum: the release ships no checksum file "CHECKSUMS"' },
+      releaseBranch: { hit: { releaseBranch: "main" }, miss: { releaseBranch: "release/*" }, reason: `release branch: the tag's commit is on main, none matching "release/*" (GitHub names main)` },
       workflow: { hit: { workflow: "Publish" }, miss: { workflow: "CI" }, reason: 'workflow: "Publish" is not "CI"' },
       branch: { hit: { branchGlob: "v1.*" }, miss: { branchGlob: "v2.*" }, reason: 'tag: "v1.2.0" does not match "v2.*"' },
     },
@@ -128,6 +153,12 @@ describe("matchTriggers: every kind matches and misses on each of its keys", () 
         branch: { branchGlob: "**" },
         paths: { pathFilters: ["**"] },
         failureSignature: { failureSignature: SIG },
+        version: { releaseVersion: "*" },
+        chart: { releaseChart: "web" },
+        npm: { releaseNpmPackage: "web" },
+        image: { releaseImage: "web" },
+        checksum: { releaseChecksum: "SHA256SUMS" },
+        releaseBranch: { releaseBranch: "*" },
       };
       for (const key of notApplicable) {
         expect(run(kind, patches[key]).skipped[0]?.reason, `${kind} ${key}`).toBe(`${kind} events cannot match on ${key}`);
@@ -356,7 +387,7 @@ describe("matchTriggers: dedupe keys per kind", () => {
 
   it("keys a release on version, commit and the artifact digest set", () => {
     expect(run("release", {}).candidates[0]?.dedupeKey).toBe(
-      releaseDedupeKey({ version: "1.2.0", commitSha: "6113728f27ae82c7b1a177c8d03f9e96e0adf246", artifactDigests: ["sha256:aaa", "sha256:bbb"] }),
+      releaseDedupeKey({ repository: REPO.fullName, version: "1.2.0", commitSha: "6113728f27ae82c7b1a177c8d03f9e96e0adf246", artifactDigests: ["sha256:aaa", "sha256:bbb"] }),
     );
     const unresolved = matchTriggers({ event: release({ commitSha: null }), repository: REPO, rules: [rule({ kind: "release", taskKind: "release_review" })] });
     expect(unresolved.skipped[0]?.reason).toBe("the release's commit is unknown: resolve the tag to a commit first");

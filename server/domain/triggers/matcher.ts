@@ -6,6 +6,7 @@ import type { RunSource, TaskKind, TriggerAction, TriggerKind } from "@/server/d
 import { dedupeKeyFor, subjectOf, type Subject } from "./match-subject";
 import { matchBranch, matchExact, matchJob, matchPaths, matchRepository, matchSignature, type Miss } from "./match-keys";
 import type { EventFacts, MatchOptions, RepositoryFacts } from "./match-types";
+import { releaseGaps, releaseVerdicts, type KeyVerdict, type ReleaseGap } from "./release-keys";
 import { APPLICABLE_KEYS, setKeys, type MatchKey, type TriggerRule } from "./trigger-rule";
 
 export type { EventFacts, MatchOptions, RepositoryFacts } from "./match-types";
@@ -29,6 +30,12 @@ export type Candidate = {
   /** One sentence for people: what matched, and why this action. */
   reason: string;
   matchedOn: MatchKey[];
+  /** Release rules: every release key's verdict (the trigger proof shows which matched). */
+  keyVerdicts: KeyVerdict[];
+  /** Release rules: the readiness gaps found, each its own approval item on the run. */
+  gaps: ReleaseGap[];
+  /** Release rules: the tag and version the gaps are about (null on other kinds). */
+  releaseRef: { tag: string; version: string } | null;
   dedupeKey: string;
   /** The dedupe key without the rule: candidates of one subject compete (precedence.ts). */
   subjectKey: string;
@@ -93,6 +100,7 @@ export function matchTriggers(input: MatchInput): MatchResult {
     }
     const { action, why } = resolveAction(subject.kind, rule, input.repository);
     const matchedOn = setKeys(rule);
+    const release = subject.kind === "release" ? subject.release : null;
     candidates.push({
       ruleId: rule.id,
       ruleName: rule.name,
@@ -105,6 +113,9 @@ export function matchTriggers(input: MatchInput): MatchResult {
         matchedOn.length === 0 ? "no match keys: any" : `on ${matchedOn.join(", ")}`
       }); ${why}`,
       matchedOn,
+      keyVerdicts: subject.kind === "release" ? releaseVerdicts(rule, release) : [],
+      gaps: release ? releaseGaps(rule, release) : [],
+      releaseRef: release ? { tag: release.tag, version: release.version } : null,
       dedupeKey: keys.dedupeKey,
       subjectKey: keys.subjectKey,
     });
@@ -128,7 +139,8 @@ function missOf(rule: TriggerRule, subject: Subject, repository: RepositoryFacts
     matchExact("step", rule.step, subject.step) ??
     matchBranch(rule.branchGlob, subject.branch, subject.kind === "release" ? "tag" : "branch") ??
     matchPaths(rule.pathFilters, subject.paths) ??
-    matchSignature(rule.failureSignature, subject.failureSignature)
+    matchSignature(rule.failureSignature, subject.failureSignature) ??
+    (subject.kind === "release" ? (releaseVerdicts(rule, subject.release).find((v) => !v.matched)?.detail ?? null) : null)
   );
 }
 

@@ -1,6 +1,7 @@
 // The matcher's view of a TriggerRule row, which match keys each trigger kind can use, the
 // defaults a new rule of each kind gets, and a check of a rule before it is saved.
 import { z } from "zod";
+import { releaseKeysOf } from "./release-facts";
 import { zTaskKind, zTriggerAction, zTriggerKind, type TaskKind, type TriggerAction, type TriggerKind } from "@/server/domain/ci-events/enums";
 
 /** Shaped like the Prisma TriggerRule model, so a row can be passed as it is. */
@@ -18,6 +19,13 @@ export const zTriggerRule = z.object({
   branchGlob: z.string().nullable(),
   pathFilters: z.array(z.string()),
   failureSignature: z.string().nullable(),
+  /** Release rules only (release-keys.ts); absent (older callers) is null. */
+  releaseVersion: z.string().nullable().optional(),
+  releaseChart: z.string().nullable().optional(),
+  releaseNpmPackage: z.string().nullable().optional(),
+  releaseImage: z.string().nullable().optional(),
+  releaseChecksum: z.string().nullable().optional(),
+  releaseBranch: z.string().nullable().optional(),
   stackId: z.string().min(1),
   taskKind: zTaskKind,
   action: zTriggerAction,
@@ -32,20 +40,21 @@ export const zTriggerRule = z.object({
 });
 export type TriggerRule = z.infer<typeof zTriggerRule>;
 
-export const MATCH_KEYS = ["repository", "workflow", "job", "step", "branch", "paths", "failureSignature"] as const;
+export const MATCH_KEYS = ["repository", "workflow", "job", "step", "branch", "paths", "failureSignature", "version", "chart", "npm", "image", "checksum", "releaseBranch"] as const;
 export type MatchKey = (typeof MATCH_KEYS)[number];
 
 /**
  * Which keys a rule of each kind may set. A key outside this list can never be satisfied by
  * that kind's events (a PR comment has no job), so a rule that sets one is refused on save and
- * never matches. For release rules `branch` is matched against the tag ("v2.*").
+ * never matches. For release rules `branch` is matched against the tag ("v2.*"); the release keys
+ * (version ... releaseBranch) are release rules' own (release-keys.ts).
  */
 export const APPLICABLE_KEYS: Record<TriggerKind, readonly MatchKey[]> = {
   failed_check: ["repository", "workflow", "job", "step", "branch", "paths", "failureSignature"],
   pr_comment: ["repository", "branch", "paths"],
   label: ["repository", "branch", "paths"],
   check_rerun: ["repository", "workflow", "job", "step", "branch"],
-  release: ["repository", "workflow", "branch"],
+  release: ["repository", "workflow", "branch", "version", "chart", "npm", "image", "checksum", "releaseBranch"],
   flaky_scan: ["repository", "workflow", "job", "branch", "paths", "failureSignature"],
   manual: ["repository", "workflow", "job", "step", "branch", "paths", "failureSignature"],
 };
@@ -86,6 +95,7 @@ export function setKeys(rule: TriggerRule): MatchKey[] {
   if (rule.branchGlob !== null) set.push("branch");
   if (rule.pathFilters.length > 0) set.push("paths");
   if (rule.failureSignature !== null) set.push("failureSignature");
+  for (const [key] of releaseKeysOf(rule)) set.push(key);
   return set;
 }
 
@@ -105,6 +115,7 @@ export function validateTriggerRule(rule: TriggerRule): string[] {
     ["step", rule.step],
     ["branchGlob", rule.branchGlob],
     ["failureSignature", rule.failureSignature],
+    ...releaseKeysOf(rule),
   ] as const) {
     if (value !== null && value.trim() === "") problems.push(`${key} is empty: use null for "any"`);
   }

@@ -5,6 +5,7 @@ import { releaseTagPattern } from "@/server/forges/local/publish-release";
 import type { ReleaseRequest } from "@/server/forges/types";
 import { contentDigest } from "@/server/lib/digest";
 import { type AuditActor, recordAudit } from "../audit";
+import { openGapRefusal } from "../approvals/release-gaps";
 import { askChangeGate, type GateOutcome } from "../approvals/request-write-back";
 import { maxFrozenReportChars, type PresentedRelease, zPresentedRelease } from "../approvals/schemas";
 import { inertSummary } from "./diagnosis-comment";
@@ -45,7 +46,7 @@ export async function publishReleaseRefusal(db: Db | Tx, run: Pick<RunForRelease
   if (!report) return "A release is published with its readiness report, and this run produced none.";
   const open = await openRequestOf(db, run.id);
   if (open) return `Publishing was already asked for (${open}).`;
-  return null;
+  return openGapRefusal(db, run.id);
 }
 
 /** The verdict the run page shows beside "Publish release" (hidden: not a release review). */

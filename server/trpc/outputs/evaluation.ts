@@ -6,6 +6,7 @@ import { zRedactionReport } from "@/server/domain/context/redaction/report";
 import { zPreviewSource } from "@/server/domain/stacks/schemas";
 import { zAdapter, zMcpServer, zStackLimits, zStackSpec, zSubagent } from "@/server/domain/stacks/spec-schema";
 import { MATCH_KEYS } from "@/server/domain/triggers/trigger-rule";
+import { RELEASE_GAP_KINDS } from "@/server/domain/triggers/release-facts";
 
 // What the evaluation pages read (server/domain/evaluation/): a stack previewed against a
 // recorded failure, and a trigger rule dry-run over recent recorded events. Nothing is stored.
@@ -89,7 +90,10 @@ export const zDryRun = z.object({
       reason: z.string(),
       precedence: z.string().nullable(),
       candidate: z
-        .object({ taskKind: z.enum(TaskKind), action: z.enum(TriggerAction), dedupeKey: z.string(), source: z.enum(RunSource), reason: z.string(), matchedOn: z.array(z.enum(MATCH_KEYS)) })
+        .object({ taskKind: z.enum(TaskKind), action: z.enum(TriggerAction), dedupeKey: z.string(), source: z.enum(RunSource), reason: z.string(), matchedOn: z.array(z.enum(MATCH_KEYS)),
+          keyVerdicts: z.array(z.object({ key: z.string(), matched: z.boolean(), detail: z.string() })),
+          gaps: z.array(z.object({ id: z.string(), kind: z.enum(RELEASE_GAP_KINDS), subject: z.string(), detail: z.string() })),
+        })
         .nullable(),
       duplicateOf: z.union([z.object({ runId: z.string(), number: z.number().int() }), z.object({ event: z.string() })]).nullable(),
     }),

@@ -27,6 +27,12 @@ export const zTriggerRuleRow = zTriggerRule
     scanSchedule: rule.scanSchedule.unwrap(),
     scanWindowHours: rule.scanWindowHours.unwrap(),
     scanThreshold: rule.scanThreshold.unwrap(),
+    releaseVersion: rule.releaseVersion.unwrap(),
+    releaseChart: rule.releaseChart.unwrap(),
+    releaseNpmPackage: rule.releaseNpmPackage.unwrap(),
+    releaseImage: rule.releaseImage.unwrap(),
+    releaseChecksum: rule.releaseChecksum.unwrap(),
+    releaseBranch: rule.releaseBranch.unwrap(),
     createdAt: z.date(),
     updatedAt: z.date(),
   });

@@ -13,6 +13,8 @@ export const zLocalArtifact = z.object({
   digest: z.string().nullable().optional(),
   sizeBytes: z.number().int().nonnegative().nullable().optional(),
   retainUntil: z.string().nullable().optional(),
+  /** A small text artifact's content (a checksum file), up to 64 KiB: release keys read its entries. */
+  content: z.string().max(64 * 1024).nullable().optional(),
 });
 export type LocalArtifact = z.infer<typeof zLocalArtifact>;
 

@@ -36,7 +36,8 @@ export function mapPush(p: GhPush, ignore: Ignore): CiEvent {
     version: versionFromTag(tag),
     // For an annotated tag `after` is the tag object, not a commit; head_commit is the commit.
     commitSha: p.head_commit?.id ?? p.after,
-    targetCommitish: null,
+    // GitHub names the branch whose tip the tagged commit is (null when it is no branch's tip).
+    targetCommitish: p.base_ref,
     name: null,
     prerelease: false,
     url: `${p.repository.html_url}/releases/tag/${encodeURIComponent(tag)}`,

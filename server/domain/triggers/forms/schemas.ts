@@ -38,7 +38,16 @@ export const MATCH_KEY_FIELDS = {
   branch: "branchGlob",
   paths: "pathFilters",
   failureSignature: "failureSignature",
+  version: "releaseVersion",
+  chart: "releaseChart",
+  npm: "releaseNpmPackage",
+  image: "releaseImage",
+  checksum: "releaseChecksum",
+  releaseBranch: "releaseBranch",
 } as const satisfies Record<MatchKey, string>;
+
+/** A release key: a name or glob of up to 100 characters, no spaces; empty means any. */
+const zReleaseKey = zOptionalKey.refine((v) => v === null || (v.length <= 100 && !/\s/.test(v)), "A name or glob of up to 100 characters, without spaces");
 
 export const zTriggerRuleFields = z.object({
   name: z.string().trim().min(1, "Required").max(120, "At most 120 characters"),
@@ -54,6 +63,18 @@ export const zTriggerRuleFields = z.object({
   branchGlob: zOptionalKey,
   pathFilters: z.array(z.string().trim().min(1, "Empty pattern").max(200, "At most 200 characters")).max(50, "At most 50 patterns"),
   failureSignature: zOptionalKey,
+  /** Release rules: a glob on the version ("2.*"). */
+  releaseVersion: zReleaseKey.default(null),
+  /** Release rules: the Helm chart the release ships (<chart>-<version>.tgz). */
+  releaseChart: zReleaseKey.default(null),
+  /** Release rules: the npm package the release ships (npm pack's tarball). */
+  releaseNpmPackage: zReleaseKey.default(null),
+  /** Release rules: the image the release ships (<image>:<tag>; local forge only). */
+  releaseImage: zReleaseKey.default(null),
+  /** Release rules: the checksum file the release ships ("SHA256SUMS"). */
+  releaseChecksum: zReleaseKey.default(null),
+  /** Release rules: a glob on the branches the tag's commit is on. */
+  releaseBranch: zReleaseKey.default(null),
   stackId: zId.min(1, "Pick a stack"),
   taskKind: zTaskKind,
   action: zTriggerAction,
@@ -80,6 +101,12 @@ function checkRule(rule: RuleFields, ctx: z.RefinementCtx) {
     branch: rule.branchGlob !== null,
     paths: rule.pathFilters.length > 0,
     failureSignature: rule.failureSignature !== null,
+    version: rule.releaseVersion !== null,
+    chart: rule.releaseChart !== null,
+    npm: rule.releaseNpmPackage !== null,
+    image: rule.releaseImage !== null,
+    checksum: rule.releaseChecksum !== null,
+    releaseBranch: rule.releaseBranch !== null,
   };
   for (const key of Object.keys(set) as MatchKey[]) {
     if (set[key] && !applicable.includes(key)) {
@@ -140,6 +167,12 @@ export function emptyTriggerRule(kind: RuleFields["kind"] = "failed_check"): Tri
     branchGlob: "",
     pathFilters: [],
     failureSignature: "",
+    releaseVersion: "",
+    releaseChart: "",
+    releaseNpmPackage: "",
+    releaseImage: "",
+    releaseChecksum: "",
+    releaseBranch: "",
     stackId: "",
     taskKind: TRIGGER_DEFAULTS[kind].taskKind,
     action: TRIGGER_DEFAULTS[kind].action,
