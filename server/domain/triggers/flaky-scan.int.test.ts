@@ -126,7 +126,26 @@ describe("flaky scan", () => {
     expect(new Set(results.map((r) => r.scanId)).size).toBe(1);
     expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
     expect(await db.flakyScan.count({ where: { ruleId: rule.id } })).toBe(1);
+    // Every caller, the raced ones too, reads the groups with the delivery each cluster was sent as.
+    for (const r of results) expect(r.groups.filter((g) => g.cluster).map((g) => g.deliveryId)).toEqual([expect.stringMatching(/^flaky-scan-/)]);
     expect(await db.webhookDelivery.count({ where: { event: "flaky_scan", receivedAt: NIGHT, deliveryId: { in: results[0]!.groups.flatMap((g) => (g.deliveryId ? [g.deliveryId] : [])) } } })).toBe(1);
+  });
+
+  it("a retry after a crash between the scan row and its deliveries sends what is missing, once", async () => {
+    const repo = await createRepository();
+    const rule = await flakyRule(repo.id, { scanThreshold: 2 });
+    await ciRun(repo.id, hours(-3), SIG);
+    await ciRun(repo.id, hours(-2), SIG);
+    await ciRun(repo.id, hours(-1), null);
+    const first = await runFlakyScan({ db, ruleId: rule.id, at: NIGHT, requestedBy: "schedule" });
+    const deliveryId = first.groups.find((g) => g.cluster)!.deliveryId!;
+    // What a crash after the scan row leaves: the scan, no delivery.
+    await db.webhookDelivery.deleteMany({ where: { deliveryId } });
+    const retried = await runFlakyScan({ db, ruleId: rule.id, at: NIGHT, requestedBy: "schedule" });
+    expect(retried).toMatchObject({ scanId: first.scanId, duplicate: true });
+    await runFlakyScan({ db, ruleId: rule.id, at: NIGHT, requestedBy: "schedule" });
+    expect(await db.webhookDelivery.count({ where: { deliveryId } })).toBe(1);
+    expect(await db.flakyScan.count({ where: { ruleId: rule.id } })).toBe(1);
   });
 
   it("the tick fires exactly the enabled rules whose schedule matches the minute (UTC)", async () => {

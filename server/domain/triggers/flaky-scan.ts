@@ -61,7 +61,9 @@ type ScanRule = Pick<TriggerRule, "id" | "kind" | "enabled" | "repositoryId" | "
 
 /**
  * Scans one rule at one minute, once: a second call for the same rule and minute (a retried job,
- * "Scan now" twice) returns the stored scan and sends nothing again.
+ * "Scan now" twice, raced) gets the stored scan and records nothing new. Every call sends the
+ * scan's clusters, each under an id fixed by rule, minute and signature (a repeated id records
+ * nothing), so a retry after a crash between the scan row and its deliveries sends what is missing.
  */
 export async function runFlakyScan(opts: { db: Db; ruleId: string; at: Date; requestedBy: string }): Promise<ScanResult> {
   const { db } = opts;
@@ -70,11 +72,15 @@ export async function runFlakyScan(opts: { db: Db; ruleId: string; at: Date; req
   if (!rule) throw new AppError("NOT_FOUND", "No such trigger rule.", { reason: "no_such_rule" });
   if (rule.kind !== "flaky_scan") throw new AppError("UNPROCESSABLE", `${rule.name} is a ${rule.kind} rule: only flaky-scan rules scan.`, { reason: "not_a_flaky_scan_rule" });
   const stored = await db.flakyScan.findUnique({ where: { ruleId_at: { ruleId: rule.id, at } } });
-  if (stored) return { scanId: stored.id, duplicate: true, groups: stored.groups as ScanGroup[] };
+  if (stored) return sendClusters(db, stored, true);
 
   const windowHours = rule.scanWindowHours ?? 72;
   const windowFrom = new Date(at.getTime() - windowHours * 3_600_000);
-  const groups = await groupFailures(db, rule, windowFrom, at);
+  // Delivery ids before the row is written: a raced or retried call reads complete groups.
+  const groups = (await groupFailures(db, rule, windowFrom, at)).map((g) => ({
+    ...g,
+    deliveryId: g.cluster ? `flaky-scan-${sha256(`${rule.id}:${at.toISOString()}:${g.repository}:${g.signature}`).slice(0, 32)}` : null,
+  }));
   const queryDigest = digestOf({ ruleId: rule.id, workflow: rule.workflow, job: rule.job, branch: rule.branchGlob, signature: rule.failureSignature, repositoryId: rule.repositoryId, windowHours, threshold: rule.scanThreshold });
 
   // The scan row first (unique per rule and minute): a raced second scan stops here.
@@ -85,21 +91,16 @@ export async function runFlakyScan(opts: { db: Db; ruleId: string; at: Date; req
       ON CONFLICT ("ruleId", "at") DO NOTHING RETURNING "id"`;
     return rows[0] ?? null;
   });
-  if (!scan) {
-    const raced = await db.flakyScan.findUniqueOrThrow({ where: { ruleId_at: { ruleId: rule.id, at } } });
-    return { scanId: raced.id, duplicate: true, groups: raced.groups as ScanGroup[] };
-  }
+  if (!scan) return sendClusters(db, await db.flakyScan.findUniqueOrThrow({ where: { ruleId_at: { ruleId: rule.id, at } } }), true);
+  return sendClusters(db, { id: scan.id, at, windowFrom, queryDigest, groups: groups as unknown as Prisma.JsonValue }, false);
+}
 
-  // Each cluster is a delivery of its own, named by rule, minute and signature: a crash after the
-  // scan row is recorded re-sends the same ids, which record once.
-  const sent: ScanGroup[] = [];
+/** Sends each cluster of a stored scan as its delivery (a repeated delivery id records nothing). */
+async function sendClusters(db: Db, scan: { id: string; at: Date; windowFrom: Date; queryDigest: string; groups: Prisma.JsonValue }, duplicate: boolean): Promise<ScanResult> {
+  const groups = scan.groups as unknown as ScanGroup[];
   for (const g of groups) {
-    if (!g.cluster) {
-      sent.push(g);
-      continue;
-    }
+    if (!g.cluster || !g.deliveryId) continue;
     const repo = await db.repository.findUniqueOrThrow({ where: { fullName: g.repository } });
-    const deliveryId = `flaky-scan-${sha256(`${rule.id}:${at.toISOString()}:${g.repository}:${g.signature}`).slice(0, 32)}`;
     const event: FlakyScanEvent = {
       type: "flaky_scan",
       origin: "airlock",
@@ -111,16 +112,14 @@ export async function runFlakyScan(opts: { db: Db; ruleId: string; at: Date; req
       testNames: g.testNames,
       branch: g.branch,
       paths: pathsOfTests(g.testNames),
-      queryDigest,
+      queryDigest: scan.queryDigest,
       resultSetDigest: g.resultSetDigest,
-      window: { from: windowFrom.toISOString(), to: at.toISOString() },
+      window: { from: scan.windowFrom.toISOString(), to: scan.at.toISOString() },
       occurrences: g.occurrences,
     };
-    await ingestCiEvent({ db, event, deliveryId, now: at });
-    sent.push({ ...g, deliveryId });
+    await ingestCiEvent({ db, event, deliveryId: g.deliveryId, now: scan.at });
   }
-  await db.flakyScan.update({ where: { id: scan.id }, data: { groups: sent as unknown as Prisma.InputJsonValue } });
-  return { scanId: scan.id, duplicate: false, groups: sent };
+  return { scanId: scan.id, duplicate, groups };
 }
 
 /** The window's failures that the rule's keys select (the matcher's own predicates), grouped. */
