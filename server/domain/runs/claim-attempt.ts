@@ -10,7 +10,7 @@ import { loadCurrentPolicy } from "../policy/decide";
 import { currentLaunch, gatePrivilegedLaunch, markLaunched } from "../approvals/privileged-capability";
 import { admissionFor, loadAdmissionInputs, loadPools, planAdmission, stackSpecOf, storeAdmissionDecisions, storedAdmission } from "./admit-attempt";
 import { checkDailyCostCap, reserveDailyCost } from "./daily-cost-cap";
-import { disabledProblem } from "../repositories/disabled";
+import { disabledProblem } from "./disabled";
 import { launchChanges, privilegedCapabilities } from "./privileged-launch";
 import type { AttemptFence } from "./attempt-fence";
 import { isTerminalRun } from "./lifecycle";
