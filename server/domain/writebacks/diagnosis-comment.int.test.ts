@@ -11,7 +11,8 @@ import { contentDigest } from "@/server/lib/digest";
 import { createExecRun, createLocalRepository, createStack, scriptedSpec } from "@/server/queue/testing/fixtures";
 import { runEndedTask } from "@/server/queue/tasks/reactions";
 import { callerFor, createRepository, createUser } from "@/server/testing/factories";
-import { diagnosisCommentBody, maxSummaryChars, requestDiagnosisComment } from "./diagnosis-comment";
+import { maxSummaryChars } from "../inert-text";
+import { diagnosisCommentBody, requestDiagnosisComment } from "./diagnosis-comment";
 import { executeWriteBack } from "./execute";
 import { forgeResolver } from "./forges";
 
