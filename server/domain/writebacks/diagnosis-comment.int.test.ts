@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { approveWriteBack } from "@/server/domain/approvals/decide-approval";
+import { approveWriteBack } from "@/server/domain/run-engine/decide-approval";
 import { calcBefore, localForgeFor } from "@/server/domain/approvals/test-fixtures";
 import { changeGatePolicy } from "@/server/domain/policy/shipped/change-gate";
 import { savePolicyVersion } from "@/server/domain/policy/store";

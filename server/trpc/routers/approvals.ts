@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { resolve } from "node:path";
 import { visibleRepositoryIds } from "@/server/auth/roles";
-import { approveApproval, type BranchHead, rejectWriteBack } from "@/server/domain/approvals/decide-approval";
+import { approveApproval, type BranchHead, rejectWriteBack } from "@/server/domain/run-engine/decide-approval";
 import { overridePushProtection } from "@/server/domain/approvals/push-protection";
 import { approvalRepository, countApprovals, getApprovalDetail, listApprovals, zApprovalListInput } from "@/server/domain/approvals/queue";
 import { twoPersonRefusal } from "@/server/domain/runs/causers";

@@ -7,11 +7,11 @@ import { recordAudit } from "../audit";
 import { appendRunEvents } from "../events/append";
 import { twoPersonRefusal } from "../runs/causers";
 import { fixForwardOnApprovalRejection } from "../fixloop/triggers";
-import { approvePrivileged, endRejectedLaunch } from "./privileged-capability";
-import { assertPushAllowed } from "./push-protection";
-import { writeBackExtraOf } from "./presented";
-import { createPendingWriteBack } from "./request-write-back";
-import { lockApprovalRow, transitionApproval } from "./transition";
+import { approvePrivileged, endRejectedLaunch } from "../approvals/privileged-capability";
+import { assertPushAllowed } from "../approvals/push-protection";
+import { writeBackExtraOf } from "../approvals/presented";
+import { createPendingWriteBack } from "../approvals/request-write-back";
+import { lockApprovalRow, transitionApproval } from "../approvals/transition";
 import { utcMinute } from "@/server/lib/time";
 
 // The rules of the gate. Each decision runs in one transaction holding the approval's row lock,
