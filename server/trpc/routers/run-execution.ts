@@ -8,7 +8,7 @@ import { zTaskKind } from "@/server/domain/ci-events/enums";
 import { getDispatchOptions } from "@/server/domain/runs/dispatch-options";
 import { repositoryProcedure, runProcedure } from "../init";
 import { auditActorOf } from "@/server/domain/actor";
-import { dispatchManual, zManualDispatchInput, type LocalBranchHead } from "@/server/domain/runs/dispatch-manual";
+import { dispatchManual, zManualDispatchInput, type LocalBranchHead } from "@/server/domain/use-cases/dispatch-manual";
 import { env } from "@/server/env";
 import { branchHead } from "@/server/forges/local/repositories";
 import { zManualDispatched } from "../outputs/manual-dispatch";

@@ -9,7 +9,7 @@ import { zTaskKind } from "@/server/domain/ci-events/enums";
 import { evaluateDelivery } from "@/server/domain/evaluation/evaluate";
 import { ingestCiEvent } from "@/server/domain/ingest/delivery/ingest-ci-event";
 import { recordAudit, type AuditActor } from "../audit";
-import { refuseIfDisabled } from "./disabled";
+import { refuseIfDisabled } from "../runs/disabled";
 import { taskStacks } from "../triggers/task-stacks";
 
 // Manual dispatch (issue 19): a maintainer starts a run by hand on a pull request or a branch of
