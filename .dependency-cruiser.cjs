@@ -6,6 +6,18 @@
 //   server/queue/{jobs,enqueue} → a leaf: job contracts only, no domain code
 //   server/execution   → runs agents; the domain tells it what, never the other way round
 // and no import cycles anywhere (type-only imports count: a cycle of types is still a knot).
+// Nor between domain areas (server/domain/<area>; scripts/area-cycles.mjs, in the same
+// `npm run lint:deps`): their graph has no cycle, and reads as layers, an area importing its
+// own layer or lower ones, never a higher one:
+//   vocabulary   ci-events, events, context, policy, and the domain's top-level files (actor,
+//                audit, access, input, refusable, versioned, inert-text)
+//   records      github-app, stacks, ingest, pools, triggers, notifications, check-runs, runs
+//                (lifecycle, transition), approvals (the change gate), repositories, and the
+//                smaller config-files, deliveries, users, api-tokens, demo
+//   processes    fixloop, triage; run-engine (claim, finish, cancel, decide: a run through the
+//                gate and the loop); evaluation (what a delivery does); writebacks
+//   use-cases    what spans all of these (the run page, manual dispatch, GitHub's requested
+//                action), imported by no area
 // Tests and their fixtures drive the whole stack on purpose (a job, a route, the worker).
 const TESTS = "(\\.test\\.tsx?$|/fixtures/|/testing/|test-fixtures\\.ts$)";
 // The entry points: the queue's worker side (all of server/queue but its leaf contracts), the web

@@ -25,7 +25,7 @@ async function main() {
   const fixtures = await import("@/server/queue/testing/fixtures");
   const { calcBefore, calcPatch } = await import("@/server/domain/approvals/test-fixtures");
   const { requestWriteBack } = await import("@/server/domain/approvals/request-write-back");
-  const { approveWriteBack } = await import("@/server/domain/approvals/decide-approval");
+  const { approveWriteBack } = await import("@/server/domain/run-engine/decide-approval");
   const { resolveRevision } = await import("@/server/forges/local/repositories");
   const { contentDigest } = await import("@/server/lib/digest");
   const { startWorker } = await import("@/server/queue/worker");

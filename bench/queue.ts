@@ -112,7 +112,7 @@ async function main() {
   const addedFirst = pct(toFirstEvent.sandbox, 50) - pct(toFirstEvent.none, 50);
 
   // ------------------------------------------------ 1b. the claim alone
-  const { claimNextAttempt } = await import("@/server/domain/runs/claim-attempt");
+  const { claimNextAttempt } = await import("@/server/domain/run-engine/claim-attempt");
   const counted = { total: 0, inTx: 0, open: new WeakSet<object>(), on: false };
   const query = pg.Client.prototype.query;
   // Bench-only instrumentation: count every statement the driver sends while a claim runs.

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { getDb, type Prisma } from "@/server/db";
-import { claimNextAttempt } from "@/server/domain/runs/claim-attempt";
+import { claimNextAttempt } from "@/server/domain/run-engine/claim-attempt";
 import { stackSnapshot, zStackSpec } from "@/server/domain/stacks/spec";
 import { seed } from "../seed";
 

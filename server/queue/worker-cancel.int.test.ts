@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getBuiltInScenario } from "@/server/execution/agents/scenarios";
 import { getDb } from "@/server/db";
-import { cancelRun } from "@/server/domain/runs/cancel";
+import { cancelRun } from "@/server/domain/run-engine/cancel";
 import { enqueueDispatch } from "@/server/domain/runs/attempts";
 import { createUser } from "@/server/testing/factories";
 import { createExecRun, createLocalRepository, createPool, createStack, scriptedSpec } from "./testing/fixtures";

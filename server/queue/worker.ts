@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import pg from "pg";
 import { Logger, parseCronItems, run, type Runner } from "graphile-worker";
 import { getDb } from "@/server/db";
-import { RUN_CANCEL_CHANNEL } from "@/server/domain/runs/cancel";
+import { RUN_CANCEL_CHANNEL } from "@/server/domain/run-engine/cancel";
 import { env, requireDatabaseUrl } from "@/server/env";
 import { enqueue } from "./enqueue";
 import { workerApplicationName } from "./recovery";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { getAuth } from "@/server/auth";
 import type { SessionUser } from "@/server/auth/roles";
 import { getDb } from "@/server/db";
-import { approveWriteBack } from "@/server/domain/approvals/decide-approval";
+import { approveWriteBack } from "@/server/domain/run-engine/decide-approval";
 import { createPatchApproval, createPatchRepository } from "@/server/domain/approvals/test-fixtures";
 import { createUser, TEST_PASSWORD } from "@/server/testing/factories";
 import { streamHandler } from "@/server/web/streams";

@@ -1,6 +1,6 @@
 import type { TRPCDefaultErrorShape, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
-import { fieldErrorsOf, type FieldErrors } from "@/server/domain/repositories/input";
+import { fieldErrorsOf, type FieldErrors } from "@/server/domain/input";
 import { AppError } from "@/server/errors";
 
 // What a refused call answers. Each zod issue is sent once (as a field error keyed by its dotted

@@ -6,7 +6,7 @@ import { AppError } from "@/server/errors";
 import { sha256 } from "@/server/lib/digest";
 import { auditActorOf, type UserActor } from "../actor";
 import { recordAudit } from "../audit";
-import { parseInput } from "../repositories/input";
+import { parseInput } from "../input";
 import { zCreateApiTokenInput } from "./schemas";
 
 // API tokens for REST and the CLI. A token is shown once; only its sha256 is stored (it is 32

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getDb, type Prisma } from "@/server/db";
-import { claimNextAttempt } from "@/server/domain/runs/claim-attempt";
-import { launchDigest } from "@/server/domain/runs/privileged-launch";
+import { claimNextAttempt } from "@/server/domain/run-engine/claim-attempt";
+import { launchDigest } from "@/server/domain/approvals/privileged-launch";
 import { stackSnapshot, type StackSpec } from "@/server/domain/stacks/spec";
 import { getPolicy, savePolicyVersion } from "@/server/domain/policy/store";
 import { createExecRun, createLocalRepository, createPool, createStack, scriptedSpec } from "@/server/queue/testing/fixtures";

@@ -6,7 +6,7 @@ import type { RunEventInput } from "../events/catalogue";
 import type { AdmissionDecision } from "../pools/admission";
 import { enqueueDispatch } from "../runs/attempts";
 import { admissionFor, stackSpecOf } from "../runs/admit-attempt";
-import { launchChanges, launchDigest, launchRecord } from "../runs/privileged-launch";
+import { launchChanges, launchDigest, launchRecord } from "./privileged-launch";
 import { lockRun, transitionAttempt, transitionRun } from "../runs/transition";
 import { contextLabelsOf, presentedOf } from "./presented";
 import { defaultApprovalTtlMs } from "./request-write-back";

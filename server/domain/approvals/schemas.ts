@@ -76,7 +76,7 @@ export const zPrivilegedCapability = z.object({
 export type PrivilegedCapability = z.infer<typeof zPrivilegedCapability>;
 
 /**
- * Exactly what an attempt launches with, as admission resolved it (runs/privileged-launch.ts
+ * Exactly what an attempt launches with, as admission resolved it (approvals/privileged-launch.ts
  * `launchRecord`): the prompt, context labels, the stack's tools, MCP servers, skills and
  * subagents, the pool, both service accounts, the secrets and config maps (names only, never a
  * value) and the network. A `privileged_capability` approval is bound to its digest.

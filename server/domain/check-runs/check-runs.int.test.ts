@@ -24,7 +24,7 @@ const { syncCheckRun } = await import("./sync");
 const { runEndedTask } = await import("@/server/queue/tasks/reactions");
 const { contentDigest } = await import("@/server/lib/digest");
 const { createStack: createExecStack, scriptedSpec } = await import("@/server/queue/testing/fixtures");
-const { githubCollaboratorRole, processRequestedAction } = await import("./requested-action");
+const { githubCollaboratorRole, processRequestedAction } = await import("../use-cases/requested-action");
 
 type Fake = Awaited<ReturnType<typeof startFakeGithub>>;
 const db = getDb();

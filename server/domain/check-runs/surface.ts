@@ -1,15 +1,15 @@
 // Airlock's own check run on a GitHub pull request (issue 18, item 4). For each failed check
 // Airlock has a suggestion for, a check run named "Airlock" on the head commit offers two
-// requested actions, "Diagnose with agent" and "Attempt repair"; after a click (requested-action.ts)
-// the same check run follows the run: queued, in progress, completed with a conclusion, its
-// summary and a link to the run page. A run an auto-run rule started gets one too, following
+// requested actions, "Diagnose with agent" and "Attempt repair"; after a click
+// (use-cases/requested-action.ts) the same check run follows the run: queued, in progress,
+// completed with a conclusion, its summary and a link to the run page. A run an auto-run rule started gets one too, following
 // it from "queued". Only a GitHub App can write check runs (GitHub refuses them to a personal
 // token), so a repository without an installation gets none.
 //
 // No approval gate: this is Airlock's own status surface, like the status GitHub's Copilot agent
 // and gh-aw post, written by the app from Airlock's records (run number, status, task), never
 // the agent's output. The one piece of agent output it can carry, the diagnosis summary, goes
-// through writebacks/diagnosis-comment.ts: the same inert text, and only when the change gate
+// through writebacks/diagnosis-comment.ts: the same inert text (inert-text.ts), and only when the change gate
 // exempts posting it (the repository allows bot posts); otherwise the check run links to the run.
 //
 // The surface row is written with the run (evaluation's transaction), and every run transition
@@ -19,7 +19,7 @@ import type { Db, Tx } from "@/server/db";
 import type { Repository } from "@/server/db";
 import type { RunStatus } from "@/server/db/generated/enums";
 import type { DispatchableEvent } from "@/server/domain/ci-events/ci-event";
-import { inertSummary } from "@/server/domain/writebacks/diagnosis-comment";
+import { inertSummary } from "@/server/domain/inert-text";
 import { enqueue } from "@/server/queue/enqueue";
 
 /** The name GitHub shows in the PR's check panel. */

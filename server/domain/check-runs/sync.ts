@@ -4,7 +4,7 @@
 // duplicated job changes nothing, and a create whose answer was lost is found by its external id
 // (the run id) on the commit instead of made twice. One job queue per run (surface.ts) keeps syncs in order.
 import type { Db } from "@/server/db";
-import { inertSummary } from "@/server/domain/writebacks/diagnosis-comment";
+import { inertSummary } from "@/server/domain/inert-text";
 import type { GithubClient } from "@/server/forges/github/client";
 import { CHECK_RUN_NAME, checkRunBody, stateKey, surfaceStateOf } from "./surface";
 

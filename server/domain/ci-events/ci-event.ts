@@ -292,7 +292,7 @@ export const zManualEvent = z.object({
   workflowName: z.string().nullable(),
   jobName: z.string().nullable(),
   step: z.string().nullable(),
-  // The manual dispatch dialog's fields (runs/dispatch-manual.ts); optional, so events recorded
+  // The manual dispatch dialog's fields (use-cases/dispatch-manual.ts); optional, so events recorded
   // before they existed still parse. requestId: the person's submission, so two submissions are
   // two runs and a repeat of one is none; stackId: another stack than the rule's; instructions:
   // the person's text, given to the agent as written.

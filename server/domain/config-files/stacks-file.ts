@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { UserActor } from "../actor";
-import { parseInput } from "../repositories/input";
+import { parseInput } from "../input";
 import { diffStackSpecs, type SpecChange } from "../stacks/diff";
 import { zStackInput } from "../stacks/schemas";
 import { createStack, specOf, updateStack } from "../stacks/stacks-service";

@@ -3,7 +3,7 @@ import { visibleRepositoryIds } from "@/server/auth/roles";
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import type { UserActor } from "../actor";
-import { parseInput } from "../repositories/input";
+import { parseInput } from "../input";
 import { zTriggerRuleFields, zTriggerRuleInput } from "../triggers/forms/schemas";
 import { createTriggerRule, updateTriggerRule } from "../triggers/rules-service";
 import type { FileChange, PlanEntry } from "./stacks-file";

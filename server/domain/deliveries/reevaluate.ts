@@ -3,7 +3,7 @@ import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { enqueue } from "@/server/queue/enqueue";
 import { recordAudit } from "../audit";
-import { requireAdmin } from "../repositories/access";
+import { requireAdmin } from "../access";
 import { auditActorOf, type UserActor } from "../actor";
 import { reevaluable } from "./list";
 

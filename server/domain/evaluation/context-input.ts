@@ -5,7 +5,8 @@
 import type { Repository } from "@/server/db";
 import type { ContextBundleInput } from "@/server/domain/context/build-context-bundle";
 import type { BundleActor, BundleAttribution, BundleSource, ContextLabel } from "@/server/domain/context/context-bundle";
-import { INSTRUCTIONS_LABEL, UNTRUSTED_INPUT_LABEL, bundlePolicy, bundleStack, type SnapshotStack } from "@/server/domain/context/from-records";
+import { INSTRUCTIONS_LABEL, UNTRUSTED_INPUT_LABEL } from "@/server/domain/context/labels";
+import { bundlePolicy, bundleStack, type SnapshotStack } from "@/server/domain/stacks/bundle-parts";
 import type { Candidate } from "@/server/domain/triggers/matcher";
 import type { DispatchableEvent } from "@/server/domain/ci-events/ci-event";
 import type { PermissionDecision } from "@/server/domain/triggers/actor-permission";

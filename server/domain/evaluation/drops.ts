@@ -1,4 +1,6 @@
 import type { Tx } from "@/server/db";
+import type { TriageOutcome } from "@/server/domain/triage/triage";
+import type { Candidate } from "@/server/domain/triggers/matcher";
 
 // A delivery's drops, written once: the deliveries page may evaluate a processed delivery again
 // (after a rule changed, or the repository was registered), and that re-evaluation must not add
@@ -54,4 +56,13 @@ export async function openDropLedger(tx: Tx, deliveryId: string, opts: { reevalu
       return matched !== null;
     },
   };
+}
+
+/** rerun_once holds the trigger rules' agents back: each candidate is recorded as a drop. */
+export async function holdCandidates(drops: DropLedger, outcome: TriageOutcome, candidates: readonly Candidate[]): Promise<void> {
+  if (candidates.length === 0) return;
+  await drops.record(
+    "held",
+    candidates.map((c) => ({ dedupeKey: c.dedupeKey, ruleId: c.ruleId, reason: `held by triage: ${outcome.triage.disposition} — ${outcome.triage.actionDetail}`.slice(0, 2000) })),
+  );
 }

@@ -1,8 +1,8 @@
 import type { Db } from "@/server/db";
 import { visibleRepositoryIds } from "@/server/auth/roles";
 import type { UserActor } from "@/server/domain/actor";
-import { requireRepositoryRoleOf } from "@/server/domain/repositories/access";
-import { parseInput } from "@/server/domain/repositories/input";
+import { requireRepositoryRoleOf } from "@/server/domain/access";
+import { parseInput } from "@/server/domain/input";
 import { zDryRunInput } from "@/server/domain/triggers/forms/schemas";
 import type { Candidate } from "@/server/domain/triggers/matcher";
 import type { TriggerRule } from "@/server/domain/triggers/trigger-rule";

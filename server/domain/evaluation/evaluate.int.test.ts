@@ -6,7 +6,7 @@ process.env.GITHUB_WEBHOOK_SECRET = "webhook-secret-for-evaluate-tests";
 
 const { getDb } = await import("@/server/db");
 const { createRepository } = await import("@/server/testing/factories");
-const { getRunDetail } = await import("@/server/domain/runs/detail");
+const { getRunDetail } = await import("@/server/domain/use-cases/run-detail");
 const { createPullRequest, createRule, createStack, sha } = await import("@/server/domain/ingest/fixtures/world");
 const { failedCheckRun, failedWorkflowJob, pullRequestEvent, reviewSubmitted } = await import("@/server/domain/ingest/fixtures/deliveries");
 const { LOGS, localFailedCheck } = await import("@/server/domain/ingest/fixtures/local-events");

@@ -3,7 +3,7 @@
 // latest live run so whoever watches it sees who asked and why nothing happened.
 import type { Tx } from "@/server/db";
 import { appendRunEvents } from "@/server/domain/events/append";
-import { cancelRun } from "@/server/domain/runs/cancel";
+import { cancelRun } from "@/server/domain/run-engine/cancel";
 import { canCancelRun, cancellableRunStatuses } from "@/server/domain/runs/lifecycle";
 import type { PrCommentEvent } from "@/server/domain/ci-events/ci-event";
 import { permissionFor } from "./dispatch";

@@ -21,7 +21,7 @@ const { createRepository, createUser } = await import("@/server/testing/factorie
 const { commitFiles } = await import("@/server/forges/local/repositories");
 const { git } = await import("@/server/forges/local/git");
 const { contentDigest } = await import("@/server/lib/digest");
-const { approveApproval, approveWriteBack, rejectWriteBack } = await import("@/server/domain/approvals/decide-approval");
+const { approveApproval, approveWriteBack, rejectWriteBack } = await import("@/server/domain/run-engine/decide-approval");
 const { publishReleaseRefusal } = await import("@/server/domain/writebacks/publish-release");
 const { zPresented } = await import("@/server/domain/approvals/schemas");
 

@@ -1,7 +1,7 @@
 import { claudeCodeLaunchPlan, previewPaths } from "@/server/execution/agents/claude-code/launch-plan";
 import type { Db } from "@/server/db";
 import { loadKnownSecrets } from "@/server/domain/ingest/known-secrets";
-import { parseInput } from "@/server/domain/repositories/input";
+import { parseInput } from "@/server/domain/input";
 import { zStackPreviewInput, type PreviewSource } from "@/server/domain/stacks/schemas";
 import type { StackSpec } from "@/server/domain/stacks/spec";
 import { specOf } from "@/server/domain/stacks/stacks-service";

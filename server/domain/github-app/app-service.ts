@@ -7,7 +7,7 @@ import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
 import type { Sql } from "@/server/db/sql";
-import { requireAdmin } from "../repositories/access";
+import { requireAdmin } from "../access";
 import { auditActorOf, type UserActor } from "../actor";
 import { buildManifest, manifestPostUrl, type AppManifest } from "./manifest";
 import { seal, unseal, type SealingKey } from "./sealed";

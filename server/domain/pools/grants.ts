@@ -2,11 +2,11 @@ import type { ConfigGrant, Db, SecretGrant } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
 import { forgetKnownSecrets } from "../ingest/known-secrets";
-import { requireAdmin } from "../repositories/access";
+import { requireAdmin } from "../access";
 import { auditActorOf, type UserActor } from "../actor";
-import { fieldError, parseInput } from "../repositories/input";
-import { refusableTransaction, type Refuse } from "../repositories/refusable";
-import { changedFields, lockRows, staleVersionError } from "../repositories/versioned";
+import { fieldError, parseInput } from "../input";
+import { refusableTransaction, type Refuse } from "../refusable";
+import { changedFields, lockRows, staleVersionError } from "../versioned";
 import {
   grantScopeProblem,
   secretGrantProblem,

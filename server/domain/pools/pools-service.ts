@@ -2,11 +2,11 @@ import type { Db, RunnerPool, ServiceAccount } from "@/server/db";
 import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
-import { requireAdmin } from "../repositories/access";
+import { requireAdmin } from "../access";
 import { auditActorOf, type UserActor } from "../actor";
-import { fieldError, isUniqueViolation, parseInput } from "../repositories/input";
-import { refusableTransaction, type Refuse } from "../repositories/refusable";
-import { changedFields, lockRows, staleVersionError } from "../repositories/versioned";
+import { fieldError, isUniqueViolation, parseInput } from "../input";
+import { refusableTransaction, type Refuse } from "../refusable";
+import { changedFields, lockRows, staleVersionError } from "../versioned";
 import {
   zRunnerPoolInput,
   zServiceAccountInput,

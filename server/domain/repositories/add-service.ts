@@ -11,10 +11,10 @@ import { loadGithubAppCredentials } from "../github-app/app-service";
 import { registerOne, type InstallationOutcome } from "../github-app/installations";
 import type { SealingKey } from "../github-app/sealed";
 import { auditActorOf, type UserActor } from "../actor";
-import { requireAdmin } from "./access";
+import { requireAdmin } from "../access";
 import { zCreateLocalRepositoryInput, zRegisterFromInstallationInput, zRegisterGithubRepositoryInput } from "./schemas";
-import { fieldError, parseInput } from "./input";
-import { refusableTransaction, type Refuse } from "./refusable";
+import { fieldError, parseInput } from "../input";
+import { refusableTransaction, type Refuse } from "../refusable";
 
 // "Add repository" (Airlock admins), three ways: a repository of the GitHub App's installation,
 // a GitHub repository by name or URL (the personal-token path, or before the installation event

@@ -4,11 +4,11 @@ import { bareRepoPath, resolveRevision } from "@/server/forges/local/repositorie
 import { recordAudit } from "../audit";
 import { openRunStatuses } from "../runs/lifecycle";
 import { auditActorOf, type UserActor } from "../actor";
-import { requireAdmin, requireRepositoryRoleOf } from "./access";
-import { fieldError, parseInput } from "./input";
-import { refusableTransaction } from "./refusable";
+import { requireAdmin, requireRepositoryRoleOf } from "../access";
+import { fieldError, parseInput } from "../input";
+import { refusableTransaction } from "../refusable";
 import { zRemoveRepositoryInput, zUpdateRepositoryDetailsInput } from "./schemas";
-import { changedFields, lockRows, staleVersionError } from "./versioned";
+import { changedFields, lockRows, staleVersionError } from "../versioned";
 
 // A repository's own details (default branch, check command, trust tier, visibility) and its
 // removal. Who may change what:

@@ -1,13 +1,13 @@
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
-import { requireRepositoryRoleOf } from "./access";
+import { requireRepositoryRoleOf } from "../access";
 import { auditActorOf, type UserActor } from "../actor";
 import { removedProblem } from "./edit-service";
-import { parseInput } from "./input";
-import { refusableTransaction } from "./refusable";
+import { parseInput } from "../input";
+import { refusableTransaction } from "../refusable";
 import { zSetRepositoryEnabledInput } from "./schemas";
-import { lockRows } from "./versioned";
+import { lockRows } from "../versioned";
 
 // A repository's admins disable and enable it. Disabled by a person, it stays disabled whatever
 // the GitHub App's installation events say (they enable again only what they disabled), until a

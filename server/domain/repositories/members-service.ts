@@ -1,11 +1,11 @@
 import type { Db, RepoRole } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
-import { requireRepositoryRoleOf } from "./access";
+import { requireRepositoryRoleOf } from "../access";
 import { auditActorOf, type UserActor } from "../actor";
-import { fieldError, parseInput } from "./input";
-import { refusableTransaction, type Refuse } from "./refusable";
-import { lockRows } from "./versioned";
+import { fieldError, parseInput } from "../input";
+import { refusableTransaction, type Refuse } from "../refusable";
+import { lockRows } from "../versioned";
 import { zAddMemberInput, zChangeMemberInput, zRemoveMemberInput } from "./schemas";
 
 // A repository's members and their roles, changed by its admins. A change names the role the form

@@ -3,11 +3,11 @@ import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { enqueue } from "@/server/queue/enqueue";
 import { recordAudit } from "../audit";
-import { requireRepositoryRoleOf } from "./access";
+import { requireRepositoryRoleOf } from "../access";
 import { auditActorOf, type UserActor } from "../actor";
-import { parseInput } from "./input";
-import { disabledProblem } from "./disabled";
-import { lockRows } from "./versioned";
+import { parseInput } from "../input";
+import { disabledProblem } from "../runs/disabled";
+import { lockRows } from "../versioned";
 import { zRunCheckInput } from "./schemas";
 
 // "Run check": a maintainer asks the local CI to run a repository's check on a branch (its tip),

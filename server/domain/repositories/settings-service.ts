@@ -1,12 +1,12 @@
 import type { Db, Repository } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
-import { requireRepositoryRoleOf } from "./access";
+import { requireRepositoryRoleOf } from "../access";
 import { auditActorOf, type UserActor } from "../actor";
-import { parseInput } from "./input";
-import { refusableTransaction } from "./refusable";
+import { parseInput } from "../input";
+import { refusableTransaction } from "../refusable";
 import { zUpdateRepositoryPolicyInput, type RepositoryPolicy } from "./schemas";
-import { changedFields, lockRows, staleVersionError } from "./versioned";
+import { changedFields, lockRows, staleVersionError } from "../versioned";
 
 // A repository's policy, changed by its admins (or an Airlock admin): auto-run on failed checks,
 // bot comments, the two-person rule, write-back exceptions, the bot handle, the dispatch label,

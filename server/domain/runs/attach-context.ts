@@ -6,7 +6,7 @@ import { cleanText } from "@/server/lib/text-boundary";
 import { redactText } from "../context/redaction/redact";
 import { appendRunEvents } from "../events/append";
 import { loadKnownSecrets } from "../ingest/known-secrets";
-import { parseInput } from "../repositories/input";
+import { parseInput } from "../input";
 import { recordCauser } from "./causers";
 import { canAttachContext } from "./controls";
 import { zAttachContextInput } from "./schemas";

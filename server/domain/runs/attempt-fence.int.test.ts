@@ -6,7 +6,7 @@ import { releaseDeadWorkerJobs, workerApplicationName } from "@/server/queue/rec
 import { createExecRun, createStack, scriptedSpec } from "@/server/queue/testing/fixtures";
 import { createRepository } from "@/server/testing/factories";
 import { appendAttemptEvents, isFencedError } from "./attempt-fence";
-import { finishAttempt, storeAttemptArtifact } from "./finish-attempt";
+import { finishAttempt, storeAttemptArtifact } from "../run-engine/finish-attempt";
 import { reapLostAttempts, sweepQueuedRuns } from "./reaper";
 
 const db = () => getDb();

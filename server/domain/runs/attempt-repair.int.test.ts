@@ -94,7 +94,7 @@ describe("Attempt repair (runs.dispatch with taskKind repair)", () => {
     await repairRule(repositoryId, "Repair {{repository.fullName}}.");
     await db().repository.update({ where: { id: repositoryId }, data: { disabledAt: new Date(), disabledReason: "the app was uninstalled" } });
     const before = await snapshotOf(run.id);
-    // The dialog says first what dispatching would refuse with: the one sentence of repositories/disabled.ts.
+    // The dialog says first what dispatching would refuse with: the one sentence of runs/disabled.ts.
     const { refusal } = await caller.runs.dispatchOptions({ repositoryId });
     expect(refusal).toMatch(/^\S+ is disabled \(the app was uninstalled\), so dispatching its runs is refused\. A repository admin can enable it again on its settings page/);
     await expect(caller.runs.dispatch({ runId: run.id, taskKind: "repair" })).rejects.toMatchObject({ code: "CONFLICT", message: refusal });

@@ -7,7 +7,7 @@ import { getDb } from "@/server/db";
 import { callerFor, createUser } from "@/server/testing/factories";
 import { createExecRun, createLocalRepository, createPool, createStack, drain, scriptedSpec, testWorkerContext } from "@/server/queue/testing/fixtures";
 import { dispatchRunTask } from "@/server/queue/tasks/dispatch-run";
-import { claimNextAttempt } from "./claim-attempt";
+import { claimNextAttempt } from "../run-engine/claim-attempt";
 import { utcDayStart } from "./daily-cost-cap";
 
 const db = getDb();

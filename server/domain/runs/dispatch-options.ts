@@ -1,7 +1,7 @@
 import type { Db } from "@/server/db";
 import type { RepoRole } from "@/server/db/generated/enums";
 import { roleAtLeast } from "@/server/auth/roles";
-import { disabledProblem } from "../repositories/disabled";
+import { disabledProblem } from "./disabled";
 import { listStackOptions } from "../stacks/stacks-presenter";
 import { taskStacks } from "../triggers/task-stacks";
 import { INSTRUCTIONS_HEADING } from "../context/prompt-variables";

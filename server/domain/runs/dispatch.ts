@@ -2,7 +2,7 @@ import type { Db } from "@/server/db";
 import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { recordAudit, type AuditActor } from "../audit";
-import { requireRepositoryEnabled } from "../repositories/disabled";
+import { requireRepositoryEnabled } from "./disabled";
 import { enqueueDispatch } from "./attempts";
 import type { TaskKind } from "@/server/db/generated/enums";
 import { recordCauser } from "./causers";

@@ -6,7 +6,7 @@ import { loadCurrentPolicy } from "@/server/domain/policy/decide";
 import { createExecRun, createLocalRepository, createPool, createStack, scriptedSpec } from "@/server/queue/testing/fixtures";
 import { callerFor, createUser } from "@/server/testing/factories";
 import { loadAdmissionInputs, planAdmission } from "./admit-attempt";
-import { readRunForExecution } from "./claim-attempt";
+import { readRunForExecution } from "../run-engine/claim-attempt";
 
 // runs.fork as the Fork dialog sends it: the prompt comes back prefilled (unchanged unless the
 // person edited it), the stack select sends nothing or another stack. A fork never changes

@@ -7,7 +7,7 @@ import { recordAudit, type AuditActor } from "../audit";
 import { currentStackVersion } from "../stacks/current-version";
 import { contentDigest, digestOf } from "@/server/lib/digest";
 import { childBundle, createChildRun, parentSelect } from "./child-run";
-import { requireRepositoryEnabled } from "../repositories/disabled";
+import { requireRepositoryEnabled } from "./disabled";
 import { canForkRun } from "./lifecycle";
 
 // Fork: a new run from this one's context with an edited prompt, another stack (a snapshot of

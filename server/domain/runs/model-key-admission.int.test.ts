@@ -4,7 +4,7 @@ import { zStackSpec } from "@/server/domain/stacks/spec";
 import { dispatchRunTask } from "@/server/queue/tasks/dispatch-run";
 import { createExecRun, createLocalRepository, createPool, createStack, drain, testWorkerContext } from "@/server/queue/testing/fixtures";
 import { createUser } from "@/server/testing/factories";
-import { claimNextAttempt } from "./claim-attempt";
+import { claimNextAttempt } from "../run-engine/claim-attempt";
 
 // A Claude Code stack without its model API key is refused at the claim's admission step, with
 // the secret and the server variable to set: the attempt never starts, so nothing can fail later

@@ -4,7 +4,7 @@ import { AppError } from "@/server/errors";
 import { recordAudit, type AuditActor } from "../audit";
 import { truncateText } from "../events/catalogue";
 import { createChildRun, type ParentRun, parentSelect } from "./child-run";
-import { requireRepositoryEnabled } from "../repositories/disabled";
+import { requireRepositoryEnabled } from "./disabled";
 import { buildContinuation } from "./continuation";
 import { canResumeRun } from "./lifecycle";
 import { lockRun } from "./transition";

@@ -3,7 +3,7 @@ import type { TaskKind } from "@/server/db/generated/enums";
 import { AppError, isAppError } from "@/server/errors";
 import { DEFAULT_OUTPUT_FORMATS } from "../context/build-context-bundle";
 import { zContextBundle } from "../context/context-bundle";
-import { bundleStack } from "../context/from-records";
+import { bundleStack } from "../stacks/bundle-parts";
 import { promptHash, renderPrompt } from "../context/prompt";
 import { appendRunEvents } from "../events/append";
 import { currentStackVersion } from "../stacks/current-version";

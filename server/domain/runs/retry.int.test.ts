@@ -3,8 +3,8 @@ import { getDb } from "@/server/db";
 import { createUser } from "@/server/testing/factories";
 import { createExecRun, createLocalRepository, createPool, createStack, scriptedSpec } from "@/server/queue/testing/fixtures";
 import { failAttemptStart, markAttemptRunning, releaseAttempt } from "./attempts";
-import { claimNextAttempt, type ClaimResult } from "./claim-attempt";
-import { finishAttempt } from "./finish-attempt";
+import { claimNextAttempt, type ClaimResult } from "../run-engine/claim-attempt";
+import { finishAttempt } from "../run-engine/finish-attempt";
 
 // Automatic retries through the real state changes: a timed-out attempt and a transient start
 // failure get a new attempt (and a dispatch job) within the stack's bound, like a lost one; an

@@ -7,7 +7,7 @@ import { enqueueDispatch, maxRetriesOf } from "./attempts";
 import { recordCauser } from "./causers";
 import { canRetryRun } from "./lifecycle";
 import { lockRunOrThrow, queueAttempt, transitionAttempt, transitionRun } from "./transition";
-import { requireRepositoryEnabled } from "../repositories/disabled";
+import { requireRepositoryEnabled } from "./disabled";
 
 // Retry: a new attempt of the same run (failed, cancelled or escalated), within the stack's
 // retry bound. The run goes back to queued; the new attempt gets the next fencing token, so

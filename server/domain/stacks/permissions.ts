@@ -1,6 +1,6 @@
 import type { Db } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { repositoriesWithRole } from "../repositories/access";
+import { repositoriesWithRole } from "../access";
 import type { UserActor } from "../actor";
 
 // Who may change a stack. Stacks are global (one stack serves many repositories), so the rule

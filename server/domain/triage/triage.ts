@@ -14,12 +14,10 @@ import type { FailedCheckEvent } from "@/server/domain/ci-events/ci-event";
 import { advisoryLock } from "@/server/db/advisory-lock";
 import { decide } from "@/server/domain/policy/decide";
 import { PolicyFactError } from "@/server/domain/policy/fact-check";
-import type { Candidate } from "@/server/domain/triggers/matcher";
 import { enqueue } from "@/server/queue/enqueue";
 import { deriveTriageFacts } from "./facts";
 import { loadTriageHistory, loadTriageSubject } from "./history";
 import { notifyOwner } from "./notify-owner";
-import type { DropLedger } from "@/server/domain/evaluation/drops";
 
 export type TriageRow = Prisma.TriageDecisionGetPayload<object>;
 
@@ -168,15 +166,6 @@ export async function triageFailedCheck(opts: {
     return { triage: updated, created: true, holdsAgents: false };
   }
   return { triage, created: true, holdsAgents: action === "rerun_check" };
-}
-
-/** rerun_once holds the trigger rules' agents back: each candidate is recorded as a drop. */
-export async function holdCandidates(drops: DropLedger, outcome: TriageOutcome, candidates: readonly Candidate[]): Promise<void> {
-  if (candidates.length === 0) return;
-  await drops.record(
-    "held",
-    candidates.map((c) => ({ dedupeKey: c.dedupeKey, ruleId: c.ruleId, reason: `held by triage: ${outcome.triage.disposition} — ${outcome.triage.actionDetail}`.slice(0, 2000) })),
-  );
 }
 
 /** Links the triage decision to the first run the delivery created, so the run view shows it. */

@@ -1,7 +1,7 @@
 import type { Db } from "@/server/db";
 import { pickableRepositoryWhere, repositoryRole, roleAtLeast, visibleRepositoryIds } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
-import { repositoriesWithRole } from "../repositories/access";
+import { repositoriesWithRole } from "../access";
 import type { UserActor } from "../actor";
 import type { ScanGroup } from "./flaky-scan";
 

@@ -2,11 +2,11 @@ import { transaction, type Db, type TriggerRule as TriggerRuleRow } from "@/serv
 import { enqueue } from "@/server/queue/enqueue";
 import { AppError } from "@/server/errors";
 import { recordAudit } from "../audit";
-import { requireAdmin, requireRepositoryRoleOf } from "../repositories/access";
+import { requireAdmin, requireRepositoryRoleOf } from "../access";
 import { auditActorOf, type UserActor } from "../actor";
-import { fieldError, parseInput } from "../repositories/input";
-import { refusableTransaction, type Refuse } from "../repositories/refusable";
-import { changedFields, staleVersionError } from "../repositories/versioned";
+import { fieldError, parseInput } from "../input";
+import { refusableTransaction, type Refuse } from "../refusable";
+import { changedFields, staleVersionError } from "../versioned";
 import { zTriggerRuleInput, zUpdateTriggerRuleInput, type TriggerRuleInput } from "./forms/schemas";
 import { floorToMinute, parseScanSchedule } from "./flaky-scan";
 import { validateTriggerRule } from "./trigger-rule";

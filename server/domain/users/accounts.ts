@@ -5,7 +5,7 @@ import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { auditActorOf, type UserActor } from "../actor";
 import { recordAudit } from "../audit";
-import { fieldError, isUniqueViolation, parseInput } from "../repositories/input";
+import { fieldError, isUniqueViolation, parseInput } from "../input";
 import { type GrantedRoles, zCreateUserInput, zSetAdminInput } from "./schemas";
 
 // Accounts are made by Airlock, never by a stranger: an admin creates one (with a first password),

@@ -6,7 +6,7 @@ import { AppError } from "@/server/errors";
 import { sha256 } from "@/server/lib/digest";
 import { auditActorOf, type UserActor } from "../actor";
 import { recordAudit } from "../audit";
-import { parseInput } from "../repositories/input";
+import { parseInput } from "../input";
 import { grantRoles, insertPasswordUser } from "./accounts";
 import { type GrantedRoles, zAcceptInvitationInput, zGrantedRoles, zInvitationInput, zInvitationToken } from "./schemas";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { approveWriteBack } from "@/server/domain/approvals/decide-approval";
+import { approveWriteBack } from "@/server/domain/run-engine/decide-approval";
 import { calcBefore, localForgeFor } from "@/server/domain/approvals/test-fixtures";
 import { changeGatePolicy } from "@/server/domain/policy/shipped/change-gate";
 import { savePolicyVersion } from "@/server/domain/policy/store";
@@ -11,7 +11,8 @@ import { contentDigest } from "@/server/lib/digest";
 import { createExecRun, createLocalRepository, createStack, scriptedSpec } from "@/server/queue/testing/fixtures";
 import { runEndedTask } from "@/server/queue/tasks/reactions";
 import { callerFor, createRepository, createUser } from "@/server/testing/factories";
-import { diagnosisCommentBody, maxSummaryChars, requestDiagnosisComment } from "./diagnosis-comment";
+import { maxSummaryChars } from "../inert-text";
+import { diagnosisCommentBody, requestDiagnosisComment } from "./diagnosis-comment";
 import { executeWriteBack } from "./execute";
 import { forgeResolver } from "./forges";
 

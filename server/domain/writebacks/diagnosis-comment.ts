@@ -5,6 +5,7 @@ import { AppError } from "@/server/errors";
 import { type AuditActor, recordAudit } from "../audit";
 import { askChangeGate, type GateOutcome } from "../approvals/request-write-back";
 import { appendRunEvents } from "../events/append";
+import { inertSummary, maxSummaryChars } from "../inert-text";
 
 // The diagnosis summary of a finished diagnosis run, posted on its pull request as a comment.
 // Asked for automatically when the run ends (run.ended): posted without a person only when the
@@ -13,31 +14,6 @@ import { appendRunEvents } from "../events/append";
 // posted and the run page offers "Post diagnosis as a comment", which asks for an approval
 // showing exactly the bytes below. The body is built here and nowhere else: the agent's text is
 // bounded and made inert (no HTML, no mentions, no hidden markers, no control characters).
-
-/** The most of the agent's summary a comment carries (GitHub's own limit is 65,536 characters). */
-export const maxSummaryChars = 8_000;
-
-const controlChars = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\u200B-\u200F\u202A-\u202E\u2066-\u2069]/g;
-
-/**
- * The agent's text made inert for a Markdown comment: HTML is escaped (no tags, no comments, so
- * no forged write-back marker), every @mention and team mention is broken with a zero-width
- * space after the @ (GitHub notifies nobody, the bot's own command handle included), control
- * and bidirectional characters are removed, and the length is bounded.
- */
-export function inertSummary(text: string): { text: string; cut: boolean } {
-  const clean = text
-    .replace(/\r\n?/g, "\n")
-    .replace(controlChars, "")
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replace(/@(?=[A-Za-z0-9_-])/g, "@\u200B")
-    .trim();
-  const chars = [...clean];
-  if (chars.length <= maxSummaryChars) return { text: clean, cut: false };
-  return { text: chars.slice(0, maxSummaryChars).join("").trimEnd(), cut: true };
-}
 
 /** The exact comment body (the forge appends only its hidden write-back marker line). */
 export function diagnosisCommentBody(opts: { runNumber: number; artifactDigest: string; summary: string }): string {

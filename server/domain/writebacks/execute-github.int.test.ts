@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { approveWriteBack } from "@/server/domain/approvals/decide-approval";
+import { approveWriteBack } from "@/server/domain/run-engine/decide-approval";
 import { requestWriteBack } from "@/server/domain/approvals/request-write-back";
 import { calcBefore, calcPatch } from "@/server/domain/approvals/test-fixtures";
 import { type FakeGithub, startFakeGithub } from "@/server/forges/github/testing/fake-github";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { approveWriteBack } from "@/server/domain/approvals/decide-approval";
+import { approveWriteBack } from "@/server/domain/run-engine/decide-approval";
 import { requestWriteBack } from "@/server/domain/approvals/request-write-back";
 import { calcPatch, createPatchApproval, createPatchRepository, localForgeFor } from "@/server/domain/approvals/test-fixtures";
 import { git } from "@/server/forges/local/git";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { untrustedOriginKinds } from "@/server/domain/policy/shipped/change-gate";
 import { getDb } from "@/server/db";
-import { approveWriteBack } from "@/server/domain/approvals/decide-approval";
+import { approveWriteBack } from "@/server/domain/run-engine/decide-approval";
 import { calcBefore, calcPatch, createPatchRepository, localForgeFor } from "@/server/domain/approvals/test-fixtures";
 import { zPresented } from "@/server/domain/approvals/schemas";
 import { type FakeGithub, startFakeGithub } from "@/server/forges/github/testing/fake-github";

@@ -4,7 +4,7 @@ import { AppError } from "@/server/errors";
 import { type AuditActor, recordAudit } from "../audit";
 import { askChangeGate, type GateOutcome } from "../approvals/request-write-back";
 import type { PresentedOpenPr } from "../approvals/schemas";
-import { inertSummary } from "./diagnosis-comment";
+import { inertSummary } from "../inert-text";
 
 // open_pr: a run on a branch that has no pull request asks to push its approved patch to a NEW
 // branch and open a PR from it. A maintainer asks for it from the run page; the change gate

@@ -8,7 +8,7 @@ import { type AuditActor, recordAudit } from "../audit";
 import { openGapRefusal } from "../approvals/release-gaps";
 import { askChangeGate, type GateOutcome } from "../approvals/request-write-back";
 import { maxFrozenReportChars, type PresentedRelease, zPresentedRelease } from "../approvals/schemas";
-import { inertSummary } from "./diagnosis-comment";
+import { inertSummary } from "../inert-text";
 import { prTitle } from "./open-pr";
 
 // publish_release: privileged, so always a person (change-gate rule release_publish_needs_a_person,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { approveWriteBack } from "@/server/domain/approvals/decide-approval";
+import { approveWriteBack } from "@/server/domain/run-engine/decide-approval";
 import { calcBefore, createPatchApproval, createPatchRepository, localForgeFor } from "@/server/domain/approvals/test-fixtures";
 import { zPresented } from "@/server/domain/approvals/schemas";
 import type { CiEvent } from "@/server/domain/ci-events/ci-event";

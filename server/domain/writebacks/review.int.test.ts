@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
-import { approveWriteBack } from "@/server/domain/approvals/decide-approval";
+import { approveWriteBack } from "@/server/domain/run-engine/decide-approval";
 import { calcBefore, localForgeFor } from "@/server/domain/approvals/test-fixtures";
 import { zPresented } from "@/server/domain/approvals/schemas";
 import { type FakeGithub, startFakeGithub } from "@/server/forges/github/testing/fake-github";

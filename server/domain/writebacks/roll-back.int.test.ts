@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb, transaction } from "@/server/db";
-import { approveWriteBack } from "@/server/domain/approvals/decide-approval";
+import { approveWriteBack } from "@/server/domain/run-engine/decide-approval";
 import { zPresented } from "@/server/domain/approvals/schemas";
 import { localForgeFor } from "@/server/domain/approvals/test-fixtures";
 import { linkTriageToRun } from "@/server/domain/triage/triage";

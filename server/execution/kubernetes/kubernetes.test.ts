@@ -7,7 +7,7 @@ import type { AgentEvent } from "@/server/domain/events/catalogue";
 import type { SessionEvent } from "@/server/execution/agents/types";
 import type { K8sJobManifest } from "@/server/execution/kubernetes/k8s-manifest";
 import type { AdmissionDecision } from "@/server/domain/pools/admission";
-import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
+import type { ClaimResult } from "@/server/domain/run-engine/claim-attempt";
 import { scriptedSpec } from "@/server/queue/testing/fixtures";
 import { FRAME_KEY, withArtifactFrames } from "./k8s-artifacts";
 import { createKubernetesAdapter, type KubeApi } from "./kubernetes";

@@ -9,7 +9,7 @@ import { jobName, renderAttemptJob, type K8sJobManifest } from "@/server/executi
 import { type K8sNetworkPolicy, renderAttemptNetworkPolicy } from "@/server/execution/kubernetes/k8s-network-policy";
 import type { SandboxStarted } from "@/server/execution/sandbox/events";
 import { defaultSandboxLimits } from "@/server/execution/sandbox/policy";
-import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
+import type { ClaimResult } from "@/server/domain/run-engine/claim-attempt";
 import type { StackSpec } from "@/server/domain/stacks/spec";
 import { envVarName } from "@/server/env";
 import { isAppError } from "@/server/errors";

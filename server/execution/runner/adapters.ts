@@ -9,7 +9,7 @@ import { hostView } from "@/server/execution/sandbox/system";
 import type { KnownSecret } from "@/server/domain/context/redaction/redact";
 import type { AdmissionDecision } from "@/server/domain/pools/admission";
 import type { Grants } from "@/server/execution/agents/claude-code/launch-plan";
-import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
+import type { ClaimResult } from "@/server/domain/run-engine/claim-attempt";
 import type { StackSpec } from "@/server/domain/stacks/spec";
 import { envVarName, grantedValue } from "@/server/env";
 import type { RunnerSettings } from "./settings";

@@ -6,7 +6,7 @@ import type { SandboxMetered } from "@/server/execution/sandbox/events";
 // event (cumulative totals) gets its dollars (the agent's own, the CLI's, or the price table's
 // estimate; unknown for a model without a price) and is checked against the stack's cap. At
 // the cap the runner stops the session and the attempt fails with the figures; a failed attempt
-// is never retried automatically (finish-attempt.ts), so no retry spends more. Where the model
+// is never retried automatically (run-engine/finish-attempt.ts), so no retry spends more. Where the model
 // calls pass Airlock's model gateway, the gateway's figures (the model API's own usage, priced
 // by the table) are held to the cap too: whichever is higher counts, so an agent that reports
 // less than it spends is still stopped. Pure.

@@ -1,6 +1,6 @@
 import type { SandboxAvailable } from "@/server/domain/pools/sandbox-admission";
 import type { AgentAdapter } from "@/server/execution/agents/types";
-import type { ClaimResult } from "@/server/domain/runs/claim-attempt";
+import type { ClaimResult } from "@/server/domain/run-engine/claim-attempt";
 import type { StackSpec } from "@/server/domain/stacks/spec";
 
 /** How this worker runs attempts: its data folder, timings and launchers. */

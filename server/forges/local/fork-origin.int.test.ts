@@ -7,7 +7,7 @@ import type { FailedCheckEvent } from "@/server/domain/ci-events/ci-event";
 import { reevaluateDelivery } from "@/server/domain/deliveries/reevaluate";
 import { evaluateDelivery } from "@/server/domain/evaluation/evaluate";
 import { ingestCiEvent } from "@/server/domain/ingest/delivery/ingest-ci-event";
-import { claimNextAttempt } from "@/server/domain/runs/claim-attempt";
+import { claimNextAttempt } from "@/server/domain/run-engine/claim-attempt";
 import { createUser } from "@/server/testing/factories";
 import { createStack, scriptedSpec } from "@/server/queue/testing/fixtures";
 import { seed } from "@/prisma/seed";

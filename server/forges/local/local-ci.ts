@@ -10,7 +10,7 @@ import { cleanText } from "@/server/lib/text-boundary";
 import type { FailedCheckEvent } from "@/server/domain/ci-events/ci-event";
 import { ingestCiEvent } from "@/server/domain/ingest/delivery/ingest-ci-event";
 import { failureSignature } from "@/server/domain/ci-events/failure/failure-signature";
-import { refuseIfDisabled } from "@/server/domain/repositories/disabled";
+import { refuseIfDisabled } from "@/server/domain/runs/disabled";
 import { AppError } from "@/server/errors";
 import { launchAgentProcess, type SandboxedProcess } from "@/server/execution/sandbox/launch";
 import { defaultSandboxLimits } from "@/server/execution/sandbox/policy";

@@ -37,6 +37,9 @@ export async function resolveRevision(repoPath: string, rev: string): Promise<st
   }
 }
 
+/** What a use case takes to read a branch's head: branchHead bound to a data directory (tests pass their own). */
+export type BranchHead = (fullName: string, branch: string) => Promise<string | null>;
+
 /**
  * The commit a branch of a local-forge repository points at: refs/heads only, so a tag or a
  * commit id is no branch; null when there is no such branch or the name is no repository's.

@@ -1,5 +1,5 @@
 import { enqueueDispatch } from "@/server/domain/runs/attempts";
-import { claimNextAttempt } from "@/server/domain/runs/claim-attempt";
+import { claimNextAttempt } from "@/server/domain/run-engine/claim-attempt";
 import { availabilityOf, probeSandbox } from "@/server/execution/sandbox/probe";
 import { parseJobPayload } from "../jobs";
 import { executeAttempt } from "@/server/execution/runner/execute-attempt";

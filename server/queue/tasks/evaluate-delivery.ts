@@ -3,7 +3,7 @@ import { evaluateBatch, type BatchEntry } from "@/server/domain/evaluation/batch
 import { githubChangedFiles } from "@/server/domain/evaluation/changed-files";
 import { readDeliveries, type PendingDelivery } from "@/server/domain/evaluation/evaluate";
 import { githubJobLogs } from "@/server/domain/evaluation/job-log";
-import { githubCollaboratorRole, isRequestedAction, processRequestedAction } from "@/server/domain/check-runs/requested-action";
+import { githubCollaboratorRole, isRequestedAction, processRequestedAction } from "@/server/domain/use-cases/requested-action";
 import { loadGithubAppCredentials } from "@/server/domain/github-app/app-service";
 import { processInstallationDelivery } from "@/server/domain/github-app/installation-delivery";
 import { isInstallationEvent } from "@/server/domain/github-app/installations";

@@ -1,14 +1,14 @@
 import { z } from "zod";
 import { resolve } from "node:path";
 import { visibleRepositoryIds } from "@/server/auth/roles";
-import { approveApproval, type BranchHead, rejectWriteBack } from "@/server/domain/approvals/decide-approval";
+import { approveApproval, rejectWriteBack } from "@/server/domain/run-engine/decide-approval";
 import { overridePushProtection } from "@/server/domain/approvals/push-protection";
 import { approvalRepository, countApprovals, getApprovalDetail, listApprovals, zApprovalListInput } from "@/server/domain/approvals/queue";
 import { twoPersonRefusal } from "@/server/domain/runs/causers";
 import { retryWriteBack } from "@/server/domain/writebacks/execute";
 import { env } from "@/server/env";
 import { AppError } from "@/server/errors";
-import { branchHead } from "@/server/forges/local/repositories";
+import { branchHead, type BranchHead } from "@/server/forges/local/repositories";
 import { protectedProcedure, requireRepositoryRole, router } from "../init";
 import { auditActorOf } from "@/server/domain/actor";
 import { zApprovalCounts, zApprovalDetail, zApprovalList, zApproved, zPushProtectionOverridden, zRejected } from "../outputs/approvals";

@@ -8,9 +8,9 @@ import { zTaskKind } from "@/server/domain/ci-events/enums";
 import { getDispatchOptions } from "@/server/domain/runs/dispatch-options";
 import { repositoryProcedure, runProcedure } from "../init";
 import { auditActorOf } from "@/server/domain/actor";
-import { dispatchManual, zManualDispatchInput, type LocalBranchHead } from "@/server/domain/runs/dispatch-manual";
+import { dispatchManual, zManualDispatchInput } from "@/server/domain/use-cases/dispatch-manual";
 import { env } from "@/server/env";
-import { branchHead } from "@/server/forges/local/repositories";
+import { branchHead, type BranchHead } from "@/server/forges/local/repositories";
 import { zManualDispatched } from "../outputs/manual-dispatch";
 import { zDispatchOptions } from "../outputs/runs";
 
@@ -19,7 +19,7 @@ import { zDispatchOptions } from "../outputs/runs";
 // Each validates, requires the maintainer role on the run's repository, and calls the domain.
 
 /** A branch of the local forge: refs/heads only, so a tag or a commit id is no branch. */
-const localBranchHead: LocalBranchHead = (fullName, branch) => branchHead(resolve(env.AIRLOCK_DATA_DIR), fullName, branch);
+const localBranchHead: BranchHead = (fullName, branch) => branchHead(resolve(env.AIRLOCK_DATA_DIR), fullName, branch);
 
 const zQueued = z.object({ runId: z.string(), status: z.literal("queued"), attemptNumber: z.number().int() });
 const zDispatched = zQueued.extend({ taskKind: zTaskKind });

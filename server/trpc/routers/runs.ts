@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { visibleRepositoryIds } from "@/server/auth/roles";
 import { attachContext } from "@/server/domain/runs/attach-context";
-import { cancelRun } from "@/server/domain/runs/cancel";
-import { getRunArtifact, getRunDetail, listRunEvents, searchRunEvents } from "@/server/domain/runs/detail";
+import { cancelRun } from "@/server/domain/run-engine/cancel";
+import { getRunArtifact, getRunDetail, listRunEvents, searchRunEvents } from "@/server/domain/use-cases/run-detail";
 import { countRunsByStatus, listRuns, getRunFilterOptions, zRunListFilter, zRunListInput } from "@/server/domain/runs/list";
 import { zAttachContextInput } from "@/server/domain/runs/schemas";
 import { protectedProcedure, requireRepositoryRole, router, runProcedure } from "../init";

@@ -86,7 +86,7 @@ export async function receiveGithubWebhook(opts: ReceiveGithubOptions): Promise<
   // Ignored events are recorded and final. Comments are the exception: whether one addresses
   // the bot depends on the repository's handle, which only the evaluation knows; and so are the
   // GitHub App's installation events, which the worker applies (github-app/installations.ts).
-  // A click on Airlock's own check run (check_run.requested_action) too: check-runs/requested-action.ts.
+  // A click on Airlock's own check run (check_run.requested_action) too: use-cases/requested-action.ts.
   const ignored = mapped.type === "ignored" && !WORKER_DECIDES.has(eventName) && !(eventName === "check_run" && action === "requested_action");
   const result = await record({
     ...base,

@@ -1,7 +1,7 @@
 import type { Db, RepoRole } from "@/server/db";
 import { repositoryRole, repositoryRoles, roleAtLeast } from "@/server/auth/roles";
 import { AppError } from "@/server/errors";
-import type { UserActor } from "../actor";
+import type { UserActor } from "./actor";
 
 // Permission checks the configuration services run inside their own transactions, where the
 // answer depends on stored data (the repository a rule belongs to, the rules using a stack). The

@@ -9,8 +9,9 @@ import { zTaskKind } from "@/server/domain/ci-events/enums";
 import { evaluateDelivery } from "@/server/domain/evaluation/evaluate";
 import { ingestCiEvent } from "@/server/domain/ingest/delivery/ingest-ci-event";
 import { recordAudit, type AuditActor } from "../audit";
-import { refuseIfDisabled } from "../repositories/disabled";
+import { refuseIfDisabled } from "../runs/disabled";
 import { taskStacks } from "../triggers/task-stacks";
+import type { BranchHead } from "@/server/forges/local/repositories";
 
 // Manual dispatch (issue 19): a maintainer starts a run by hand on a pull request or a branch of
 // the repository, choosing the task kind, the stack and extra instructions. It is a `manual` CI
@@ -49,16 +50,13 @@ export type ManualDispatchResult = {
   repeated: boolean;
 };
 
-/** The head commit of a branch of a local-forge repository, or null when there is no such branch. */
-export type LocalBranchHead = (fullName: string, branch: string) => Promise<string | null>;
-
 export async function dispatchManual(opts: {
   db: Db;
   actor: AuditActor & { userId: string };
   role: RepoRole;
   repositoryId: string;
   input: ManualDispatchInput;
-  localBranchHead: LocalBranchHead;
+  localBranchHead: BranchHead;
   now?: Date;
 }): Promise<ManualDispatchResult> {
   const { db, input } = opts;
@@ -129,7 +127,7 @@ export async function dispatchManual(opts: {
   return settle(db, { deliveryId, repositoryId: repository.id, now, repeated: !recorded });
 }
 
-async function resolveTarget(db: Db, repository: { id: string; fullName: string; forge: "local" | "github" }, target: ManualDispatchTarget, localBranchHead: LocalBranchHead) {
+async function resolveTarget(db: Db, repository: { id: string; fullName: string; forge: "local" | "github" }, target: ManualDispatchTarget, localBranchHead: BranchHead) {
   if (target.kind === "pull_request") {
     const pr = await db.pullRequest.findUnique({ where: { repositoryId_number: { repositoryId: repository.id, number: target.number } }, select: { headSha: true, headRef: true, state: true } });
     if (!pr) throw new AppError("NOT_FOUND", `Airlock has no record of pull request #${target.number} in ${repository.fullName}`, { reason: "pull_request_not_found" });

@@ -1,6 +1,6 @@
 import type { Prisma } from "@/server/db";
 import { digestOf } from "@/server/lib/digest";
-import type { LaunchRecord, PrivilegedCapability } from "../approvals/schemas";
+import type { LaunchRecord, PrivilegedCapability } from "./schemas";
 import type { AdmissionDecision } from "../pools/admission";
 import type { StackSpec } from "../stacks/spec";
 

@@ -1,11 +1,11 @@
 import type { Db, Prisma, RepoRole } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { pushProtectionRefusal } from "../approvals/push-protection";
-import { findingsOf } from "./artifact-content";
-import { twoPersonRefusal } from "./causers";
-import { runControls } from "./controls";
-import { isTerminalRun } from "./lifecycle";
-import { admissionView, contextView, stackView } from "./view-model";
+import { findingsOf } from "../runs/artifact-content";
+import { twoPersonRefusal } from "../runs/causers";
+import { runControls } from "../runs/controls";
+import { isTerminalRun } from "../runs/lifecycle";
+import { admissionView, contextView, stackView } from "../runs/view-model";
 import { maxBlockedShown, sandboxViews } from "@/server/execution/sandbox/report";
 import { diagnosisCommentControl } from "../writebacks/diagnosis-comment";
 import { reviewControl } from "../writebacks/review";
@@ -13,7 +13,7 @@ import { rerunControl } from "../writebacks/rerun";
 import { openPrControl } from "../writebacks/open-pr";
 import { publishReleaseControl } from "../writebacks/publish-release";
 
-export { listRunEvents, searchRunEvents } from "./transcript";
+export { listRunEvents, searchRunEvents } from "../runs/transcript";
 
 // The read model behind /runs/<id>: everything the page shows on first paint,
 // with the stored JSON documents read into views and the controls' verdicts

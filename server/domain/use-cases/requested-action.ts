@@ -21,7 +21,7 @@ import { decideActorPermission } from "@/server/domain/triggers/actor-permission
 import { isAppError } from "@/server/errors";
 import { githubClient, type GithubAppCredentials } from "@/server/forges/github/client";
 import { formatIssues, issuesToText } from "@/server/lib/zod-issues";
-import { REQUESTED_ACTIONS } from "./surface";
+import { REQUESTED_ACTIONS } from "../check-runs/surface";
 
 export const isRequestedAction = (event: string, action: string | null) => event === "check_run" && action === "requested_action";
 

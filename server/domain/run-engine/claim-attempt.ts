@@ -8,13 +8,13 @@ import type { RunEventInput } from "../events/catalogue";
 import { admissionEventPayload, type AdmissionDecision } from "../pools/admission";
 import { loadCurrentPolicy } from "../policy/decide";
 import { currentLaunch, gatePrivilegedLaunch, markLaunched } from "../approvals/privileged-capability";
-import { admissionFor, loadAdmissionInputs, loadPools, planAdmission, stackSpecOf, storeAdmissionDecisions, storedAdmission } from "./admit-attempt";
-import { checkDailyCostCap, reserveDailyCost } from "./daily-cost-cap";
-import { disabledProblem } from "../repositories/disabled";
-import { launchChanges, privilegedCapabilities } from "./privileged-launch";
-import type { AttemptFence } from "./attempt-fence";
-import { isTerminalRun } from "./lifecycle";
-import { lockRun, queueAttempt, startAttemptInPool, transitionAttempt, transitionRun } from "./transition";
+import { admissionFor, loadAdmissionInputs, loadPools, planAdmission, stackSpecOf, storeAdmissionDecisions, storedAdmission } from "../runs/admit-attempt";
+import { checkDailyCostCap, reserveDailyCost } from "../runs/daily-cost-cap";
+import { disabledProblem } from "../runs/disabled";
+import { launchChanges, privilegedCapabilities } from "../approvals/privileged-launch";
+import type { AttemptFence } from "../runs/attempt-fence";
+import { isTerminalRun } from "../runs/lifecycle";
+import { lockRun, queueAttempt, startAttemptInPool, transitionAttempt, transitionRun } from "../runs/transition";
 
 // The first step of the `run.dispatch` job: pick the run's queued attempt, admit it (pool,
 // service accounts, grants, actor role), check the pool's concurrency, and move the attempt to

@@ -7,12 +7,13 @@ import { recordAudit } from "../audit";
 import { appendRunEvents } from "../events/append";
 import { twoPersonRefusal } from "../runs/causers";
 import { fixForwardOnApprovalRejection } from "../fixloop/triggers";
-import { approvePrivileged, endRejectedLaunch } from "./privileged-capability";
-import { assertPushAllowed } from "./push-protection";
-import { writeBackExtraOf } from "./presented";
-import { acceptReleaseGap } from "./release-gaps";
-import { createPendingWriteBack } from "./request-write-back";
-import { lockApprovalRow, transitionApproval } from "./transition";
+import { approvePrivileged, endRejectedLaunch } from "../approvals/privileged-capability";
+import { assertPushAllowed } from "../approvals/push-protection";
+import { writeBackExtraOf } from "../approvals/presented";
+import { acceptReleaseGap } from "../approvals/release-gaps";
+import { createPendingWriteBack } from "../approvals/request-write-back";
+import { lockApprovalRow, transitionApproval } from "../approvals/transition";
+import type { BranchHead } from "@/server/forges/local/repositories";
 import { utcMinute } from "@/server/lib/time";
 
 // The rules of the gate. Each decision runs in one transaction holding the approval's row lock,
@@ -31,9 +32,6 @@ import { utcMinute } from "@/server/lib/time";
 // execution in the same transaction; every decision writes an audit entry. Status changes go
 // through transition.ts; the run settles (succeeded, escalated...) in the `approval.decided` job
 // each change enqueues, so a rejection's response no longer carries the run's new status.
-
-/** The commit a branch points at on the forge now (null: unknown). */
-export type BranchHead = (repository: string, branch: string) => Promise<string | null>;
 
 async function lockApproval(tx: Tx, approvalId: string) {
   await lockApprovalRow(tx, approvalId);

@@ -4,12 +4,12 @@ import { appendRunEvents } from "../events/append";
 import { markPassLeftEdits } from "../fixloop/observe";
 import type { RunEventInput } from "../events/catalogue";
 import type { KnownSecret } from "../context/redaction/redact";
-import { type ArtifactToStore, describeFindings, protectArtifact } from "./artifact-content";
-import { type AttemptFence, withFence } from "./attempt-fence";
-import { retryOrEnd } from "./attempts";
+import { type ArtifactToStore, describeFindings, protectArtifact } from "../runs/artifact-content";
+import { type AttemptFence, withFence } from "../runs/attempt-fence";
+import { retryOrEnd } from "../runs/attempts";
 import type { RunForExecution } from "./claim-attempt";
 import { type PatchArtifact, requestPatchWriteBack } from "./request-approval";
-import { transitionAttempt, transitionRun } from "./transition";
+import { transitionAttempt, transitionRun } from "../runs/transition";
 
 // The attempt's artifacts and its end, both fenced: a worker whose attempt was replaced cannot
 // store an artifact or overwrite the outcome its successor records.

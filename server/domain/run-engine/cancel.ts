@@ -4,8 +4,8 @@ import { AppError } from "@/server/errors";
 import type { AuditActor } from "../audit";
 import type { RunEventInput } from "../events/catalogue";
 import { transitionApproval } from "../approvals/transition";
-import { canCancelRun, isActiveAttempt } from "./lifecycle";
-import { lockRunOrThrow, transitionAttempt, transitionRun } from "./transition";
+import { canCancelRun, isActiveAttempt } from "../runs/lifecycle";
+import { lockRunOrThrow, transitionAttempt, transitionRun } from "../runs/transition";
 
 /** Workers LISTEN here to stop the adapter session of a cancelled run. */
 export const RUN_CANCEL_CHANNEL = "airlock_run_cancel";

@@ -4,7 +4,7 @@ import { resolveRevision } from "@/server/forges/local/repositories";
 import { runReactions } from "@/server/queue/testing/reactions";
 import { callerFor, createUser } from "@/server/testing/factories";
 import { approveWriteBack, rejectWriteBack } from "./decide-approval";
-import { createPatchApproval, createPatchRepository } from "./test-fixtures";
+import { createPatchApproval, createPatchRepository } from "../approvals/test-fixtures";
 
 const db = () => getDb();
 const digestOf = async (approvalId: string) => {
