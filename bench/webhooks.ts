@@ -12,7 +12,8 @@
 // all at the end. Phases: warm-up with one worker; the bare route and the webhook route
 // alternating with no worker (deliveries queue up; that backlog is then discarded). Then per
 // worker count N: a storm (--units x 14 sends) posted through the route with no worker running,
-// its jobs held in the queue (run_at far ahead) while N workers start, released to all at once
+// its jobs held in the queue (run_at far ahead) while N workers start and warm up on a small
+// storm of their own, released to all at once
 // and drained: deliveries/s, CPU seconds per delivery of the workers together and of PostgreSQL
 // (/proc, so a busy machine shows in the rates, not in it), each worker's share of that CPU,
 // and the dedupe checked exactly; then the webhook route again with those N workers evaluating.
@@ -276,6 +277,11 @@ async function workerRow(port: number, db: PrismaClient, env: NodeJS.ProcessEnv,
   const workers = startWorkers(env, count);
   try {
     await ready(db, count);
+    // Warm-up: every worker's modules, JIT and caches on a small storm of its own (the held
+    // jobs stay held), so the row measures warm processes as a long-running worker is.
+    const warm = stormSends(repos, 3 * count, `warm-${count}-${process.pid}`);
+    await postAll(port, warm.sends);
+    if (!(await drained(db, warm.ids, 300_000))) throw new Error(`${count} worker(s): the warm-up storm was not evaluated in time`);
     const cpu0 = workers.map((w) => treeCpuSeconds(w.pid));
     const db0 = treeCpuSeconds(procs.database);
     const t0 = performance.now();
@@ -381,7 +387,7 @@ async function main() {
   const sends = UNITS * SENDS_PER_UNIT;
   console.log(`\nRedelivery storm per row: ${UNITS} units of ${SENDS_PER_UNIT} sends (a failure that fires ${busyRules} rule(s) sent 5x under one delivery id and under 5 more ids; 4 failures`);
   console.log(`no rule of their repository matches, ${quietRules} global rule(s) each), ${sends} sends, ${UNITS * 10} deliveries, posted through the route with no worker running; its jobs held until N worker`);
-  console.log(`processes (graphile-worker, nice ${WORKER_NICE}) are up, then released to all at once. Load average now ${loadavg().map((l) => l.toFixed(1)).join(" ")}.`);
+  console.log(`processes (graphile-worker, nice ${WORKER_NICE}) are up and warm (30 deliveries each), then released to all at once. Load average now ${loadavg().map((l) => l.toFixed(1)).join(" ")}.`);
   const wrow = (cells: (string | number)[]) => console.log(cells.map((c, i) => String(c).padEnd(i === 0 ? 9 : i === 3 ? 18 : i === 6 ? 17 : 14)).join(""));
   wrow(["workers", "deliveries/s", "seconds", "jobs (largest)", "worker CPU s", "PostgreSQL s", "CPU split", "dedupe"]);
   for (const r of rows) {

@@ -71,13 +71,13 @@ export async function discardBacklog(db: PrismaClient): Promise<number> {
   return db.webhookDelivery.deleteMany({ where: { processedAt: null } }).then((r) => r.count);
 }
 
-/** Until every storm delivery is processed and no evaluation job is left (retries included). */
+/** Until every storm delivery is processed and no runnable evaluation job is left (retries included; held ones wait). */
 export async function drained(db: PrismaClient, ids: readonly string[], timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const [row] = await db.$queryRaw<{ open: number; jobs: number }[]>`
       SELECT (SELECT count(*)::int FROM "WebhookDelivery" WHERE "deliveryId" = ANY(${[...ids]}) AND "processedAt" IS NULL) AS open,
-             (SELECT count(*)::int FROM graphile_worker.jobs WHERE task_identifier = 'delivery.evaluate') AS jobs`;
+             (SELECT count(*)::int FROM graphile_worker.jobs WHERE task_identifier = 'delivery.evaluate' AND run_at <= now()) AS jobs`;
     if (row!.open === 0 && row!.jobs === 0) return true;
     if (Date.now() > deadline) return false;
     await new Promise((r) => setTimeout(r, 50));
