@@ -115,20 +115,25 @@ async function databaseBytes(db: PrismaClient): Promise<number> {
   return Number(row?.bytes ?? 0);
 }
 
-async function databasePid(db: PrismaClient): Promise<number | undefined> {
+export async function databasePid(db: PrismaClient): Promise<number | undefined> {
   const [row] = await db.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
   return row ? parentPid(row.pid) : undefined;
 }
 
-function startWorker(): ChildProcess {
-  // `node --import tsx` (not the tsx binary, which forks): the pid is the worker's own.
-  return spawn(process.execPath, ["--import", "tsx", "server/queue/worker.ts"], {
+/**
+ * One real worker process. `node --import tsx` (not the tsx binary, which forks) and `nice`
+ * (which execs): the pid is the worker's own, so /proc's CPU time for it is the worker's.
+ */
+export function startWorker(opts: { env?: NodeJS.ProcessEnv; nice?: number } = {}): ChildProcess {
+  const node = [process.execPath, "--import", "tsx", "server/queue/worker.ts"];
+  const [cmd, ...args] = opts.nice ? ["nice", "-n", String(opts.nice), ...node] : node;
+  return spawn(cmd!, args, {
     stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, AIRLOCK_DATA_DIR: mkdtempSync(join(tmpdir(), "airlock-bench-worker-")), AIRLOCK_DEMO_BOOTSTRAP: "0", AIRLOCK_LOG_LEVEL: "warn" },
+    env: { ...(opts.env ?? process.env), AIRLOCK_DATA_DIR: mkdtempSync(join(tmpdir(), "airlock-bench-worker-")), AIRLOCK_DEMO_BOOTSTRAP: "0", AIRLOCK_LOG_LEVEL: "warn" },
   });
 }
 
-async function stopWorker(child: ChildProcess) {
+export async function stopWorker(child: ChildProcess) {
   if (child.exitCode !== null) return;
   const exited = new Promise((r) => child.once("exit", r));
   child.kill("SIGTERM");
@@ -137,7 +142,7 @@ async function stopWorker(child: ChildProcess) {
 }
 
 /** Ready: each worker's liveness connection names its graphile-worker pool (queue/recovery.ts). */
-async function ready(db: PrismaClient, count: number) {
+export async function ready(db: PrismaClient, count: number) {
   const deadline = performance.now() + 120_000;
   for (;;) {
     const [row] = await db.$queryRaw<{ n: number }[]>`
@@ -182,7 +187,7 @@ export async function stormRows(opts: {
 
   const runs = [{ count: 1, batch: 1 }, ...opts.workerCounts.map((count) => ({ count, batch: opts.batch }))];
   for (const { count, batch } of runs) {
-    const workers = Array.from({ length: count }, startWorker);
+    const workers = Array.from({ length: count }, () => startWorker());
     try {
       await ready(db, count);
       // Warm-up: every worker's modules, JIT and caches, on a storm of its own.

@@ -1,5 +1,5 @@
-// Evaluation in batches: one "delivery.evaluate" job names the deliveries one ingest statement
-// recorded (ingest/delivery/store.ts, up to DELIVERY_BATCH_MAX), so under a storm a job carries dozens and when quiet one.
+// Evaluation in batches: one "delivery.evaluate" job names a share of the deliveries one ingest
+// statement recorded (ingest/delivery/store.ts: a quarter, at most DELIVERY_BATCH_MAX), so under a storm a job carries dozens and when quiet one.
 // The batch reads every row in one statement, decides each cheaply (decideEarly: screened with
 // the cached repository and rules, prefiltered) and stores all final outcomes in one statement;
 // only the deliveries left need the full evaluation, a few at a time, each in its own transaction

@@ -1,11 +1,12 @@
 // The route's group commit against a real database: concurrent deliveries share statements,
 // repeats of an id (within a batch or across batches) are recorded once, jobs only for new rows
-// waiting for evaluation, and a failed write fails every request in its batch.
+// waiting for evaluation, split so several workers share a large statement, and a failed write
+// fails every request in its batch.
 import { describe, expect, it } from "vitest";
 import { getDb } from "@/server/db";
 import { DeliveryBatcher } from "./batcher";
 import { prismaSql, type Sql } from "@/server/db/sql";
-import type { DeliveryRecord } from "./store";
+import { recordDeliveries, type DeliveryRecord } from "./store";
 
 const db = getDb();
 
@@ -57,6 +58,21 @@ describe("DeliveryBatcher", () => {
 
     // A later batch repeating an id already stored records nothing.
     expect(await batcher.record(delivery("batch-new-3"))).toEqual({ recorded: false, enqueued: false });
+  });
+
+  it("splits one statement's new rows over at least 4 jobs, each at most 64, so several workers share it", async () => {
+    const sizes = async (prefix: string) => {
+      const rows = await db.$queryRaw<{ n: number }[]>`
+        SELECT json_array_length(j.payload)::int AS n FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+        WHERE t.identifier = 'delivery.evaluate' AND j.payload->0->>'deliveryId' LIKE ${`${prefix}%`} ORDER BY n DESC`;
+      return rows.map((r) => r.n);
+    };
+    await recordDeliveries(prismaSql(db), Array.from({ length: 49 }, (_, i) => delivery(`spread-49-${i}`)));
+    expect(await sizes("spread-49-")).toEqual([13, 13, 13, 10]);
+    await recordDeliveries(prismaSql(db), Array.from({ length: 3 }, (_, i) => delivery(`spread-3-${i}`)));
+    expect(await sizes("spread-3-")).toEqual([1, 1, 1]);
+    await recordDeliveries(prismaSql(db), Array.from({ length: 300 }, (_, i) => delivery(`spread-300-${i}`)));
+    expect(await sizes("spread-300-")).toEqual([64, 64, 64, 64, 44]);
   });
 
   it("fails every request of a batch whose write fails", async () => {

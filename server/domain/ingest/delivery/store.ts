@@ -24,6 +24,9 @@ export type DeliveryRecord = {
 
 export type RecordResult = { recorded: boolean; enqueued: boolean };
 
+/** Jobs a statement's new rows are split into at least (when it has that many): the workers that can share it. */
+const DELIVERY_BATCH_SPREAD = 4;
+
 /** A delivery id: GitHub's GUID, or the local forge's own id. */
 export const DELIVERY_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
 
@@ -53,8 +56,10 @@ export async function recordDeliveries(sql: Sql, records: readonly DeliveryRecor
     evaluate: d.outcome === "received",
   }));
   // The job contract is validated like every enqueue (server/queue/enqueue.ts); the SQL builds
-  // the same payload, [{deliveryId}, ...], for the rows that were inserted: one batch job
-  // (evaluation/batch.ts) per DELIVERY_BATCH_MAX of them.
+  // the same payload, [{deliveryId}, ...], for the rows that were inserted: batch jobs
+  // (evaluation/batch.ts) of at most DELIVERY_BATCH_MAX, and at least DELIVERY_BATCH_SPREAD of
+  // them when there are that many rows, so several worker processes share a large statement
+  // (one job of 49 kept 3 of 4 workers mostly idle: `npm run bench -- webhooks --concurrency 64`).
   jobs["delivery.evaluate"].parse(records.slice(0, DELIVERY_BATCH_MAX).map((d) => ({ deliveryId: d.deliveryId })));
   const { rows } = await sql.query<{ deliveryId: string }>(
     `WITH input AS (
@@ -75,8 +80,8 @@ export async function recordDeliveries(sql: Sql, records: readonly DeliveryRecor
        SELECT CASE WHEN EXISTS (SELECT 1 FROM queued) THEN (
          SELECT count(*) FROM graphile_worker.add_jobs(ARRAY(
            SELECT ROW('delivery.evaluate', json_agg(json_build_object('deliveryId', "deliveryId") ORDER BY n), NULL, NULL, 10, NULL, NULL, NULL)::graphile_worker.job_spec
-           FROM (SELECT "deliveryId", row_number() OVER () - 1 AS n FROM queued) numbered
-           GROUP BY n / ${DELIVERY_BATCH_MAX}))
+           FROM (SELECT "deliveryId", row_number() OVER () - 1 AS n, count(*) OVER () AS total FROM queued) numbered
+           GROUP BY n / LEAST(${DELIVERY_BATCH_MAX}, GREATEST(1, ceil(total / ${DELIVERY_BATCH_SPREAD}::numeric)::bigint))))
        ) ELSE 0 END AS n
      )
      SELECT ins."deliveryId" FROM ins, enqueued`,
