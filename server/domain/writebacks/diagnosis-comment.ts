@@ -6,6 +6,7 @@ import { type AuditActor, recordAudit } from "../audit";
 import { askChangeGate, type GateOutcome } from "../approvals/request-write-back";
 import { appendRunEvents } from "../events/append";
 import { inertSummary, maxSummaryChars } from "../inert-text";
+import { lockRun } from "@/server/domain/runs/transition";
 
 // The diagnosis summary of a finished diagnosis run, posted on its pull request as a comment.
 // Asked for automatically when the run ends (run.ended): posted without a person only when the
@@ -79,8 +80,7 @@ export type DiagnosisCommentResult = GateOutcome | { kind: "exists"; detail: str
 export function requestDiagnosisComment(opts: { db: Db; runId: string; by: AuditActor | null; now?: Date }): Promise<DiagnosisCommentResult> {
   const now = opts.now ?? new Date();
   return transaction(opts.db, "requestDiagnosisComment", async (tx) => {
-    const [locked] = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "AgentDispatchRun" WHERE "id" = ${opts.runId} FOR UPDATE`;
-    if (!locked) {
+    if (!(await lockRun(tx, opts.runId))) {
       if (opts.by) throw new AppError("NOT_FOUND", "No such run.");
       return { kind: "not_applicable", reason: "no such run" };
     }

@@ -5,6 +5,7 @@ import { type AuditActor, recordAudit } from "../audit";
 import { askChangeGate, type GateOutcome } from "../approvals/request-write-back";
 import type { PresentedOpenPr } from "../approvals/schemas";
 import { inertSummary } from "../inert-text";
+import { lockRunOrThrow } from "@/server/domain/runs/transition";
 
 // open_pr: a run on a branch that has no pull request asks to push its approved patch to a NEW
 // branch and open a PR from it. A maintainer asks for it from the run page; the change gate
@@ -95,8 +96,7 @@ export type OpenPrInput = { branch?: string | null; title?: string | null; notes
 export function requestOpenPr(opts: { db: Db; runId: string; by: AuditActor; input?: OpenPrInput; now?: Date }): Promise<GateOutcome & { openPr: PresentedOpenPr }> {
   const now = opts.now ?? new Date();
   return transaction(opts.db, "requestOpenPr", async (tx) => {
-    const [locked] = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "AgentDispatchRun" WHERE "id" = ${opts.runId} FOR UPDATE`;
-    if (!locked) throw new AppError("NOT_FOUND", "No such run.");
+    await lockRunOrThrow(tx, opts.runId);
     const run = await tx.agentDispatchRun.findUniqueOrThrow({
       where: { id: opts.runId },
       select: { id: true, number: true, title: true, status: true, headSha: true, headBranch: true, pullRequestId: true, repositoryId: true, repository: { select: { defaultBranch: true } } },

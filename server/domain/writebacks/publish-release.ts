@@ -10,6 +10,7 @@ import { askChangeGate, type GateOutcome } from "../approvals/request-write-back
 import { maxFrozenReportChars, type PresentedRelease, zPresentedRelease } from "../approvals/schemas";
 import { inertSummary } from "../inert-text";
 import { prTitle } from "./open-pr";
+import { lockRunOrThrow } from "@/server/domain/runs/transition";
 
 // publish_release: privileged, so always a person (change-gate rule release_publish_needs_a_person,
 // which no repository exception or stack mode reaches). A maintainer asks from a finished run with
@@ -76,8 +77,7 @@ export type PublishReleaseInput = { tag?: string | null; artifactId?: string | n
 export function requestPublishRelease(opts: { db: Db; runId: string; by: AuditActor; input?: PublishReleaseInput; now?: Date }): Promise<GateOutcome & { release: PresentedRelease }> {
   const now = opts.now ?? new Date();
   return transaction(opts.db, "requestPublishRelease", async (tx) => {
-    const [locked] = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "AgentDispatchRun" WHERE "id" = ${opts.runId} FOR UPDATE`;
-    if (!locked) throw new AppError("NOT_FOUND", "No such run.");
+    await lockRunOrThrow(tx, opts.runId);
     const run = await tx.agentDispatchRun.findUniqueOrThrow({
       where: { id: opts.runId },
       select: { id: true, number: true, title: true, status: true, headSha: true, contextBundle: true, repositoryId: true },

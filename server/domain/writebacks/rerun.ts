@@ -10,6 +10,7 @@ import { enqueue } from "@/server/queue/enqueue";
 import { type AuditActor, recordAudit } from "../audit";
 import { requestWriteBack, type RequestWriteBackResult } from "../approvals/request-write-back";
 import { type RerunPlan, zRerunPlan } from "../approvals/schemas";
+import { lockRunOrThrow } from "@/server/domain/runs/transition";
 
 // The rerun write-back: the check a run was about, run again, through the change gate (a fork's
 // or an unplaced run's rerun always waits for a person). On GitHub it reruns the workflow run's
@@ -133,8 +134,7 @@ export function requestRerun(opts: { db: Db; runId: string; by: AuditActor; role
   if (opts.role === "viewer") throw new AppError("FORBIDDEN", "Rerunning a check needs the maintainer role.", { reason: "repository_role" });
   const now = opts.now ?? new Date();
   return transaction(opts.db, "requestRerun", async (tx) => {
-    const [locked] = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "AgentDispatchRun" WHERE "id" = ${opts.runId} FOR UPDATE`;
-    if (!locked) throw new AppError("NOT_FOUND", "No such run.");
+    await lockRunOrThrow(tx, opts.runId);
     const run = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: opts.runId }, select: rerunRunSelect });
     const refusal = rerunRefusal(run);
     if (refusal) throw new AppError("PRECONDITION_FAILED", refusal, { reason: "no_rerun" });

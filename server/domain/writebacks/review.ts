@@ -7,6 +7,7 @@ import { type AuditActor, recordAudit } from "../audit";
 import { requestWriteBack, type RequestWriteBackResult } from "../approvals/request-write-back";
 import type { ReviewEvent } from "../approvals/schemas";
 import { inertSummary, maxSummaryChars } from "../inert-text";
+import { lockRunOrThrow } from "@/server/domain/runs/transition";
 
 // The review write-back: the run's findings posted as a review of its pull request, commenting
 // or requesting changes (a `review` write-back) or approving it (`approve_review`, which the
@@ -95,8 +96,7 @@ export function requestReview(opts: { db: Db; runId: string; by: AuditActor; rol
   const now = opts.now ?? new Date();
   const event = reviewEventOf[opts.choice];
   return transaction(opts.db, "requestReview", async (tx) => {
-    const [locked] = await tx.$queryRaw<{ id: string }[]>`SELECT "id" FROM "AgentDispatchRun" WHERE "id" = ${opts.runId} FOR UPDATE`;
-    if (!locked) throw new AppError("NOT_FOUND", "No such run.");
+    await lockRunOrThrow(tx, opts.runId);
     const run = await tx.agentDispatchRun.findUniqueOrThrow({ where: { id: opts.runId }, select: { id: true, number: true, status: true, repositoryId: true, pullRequest: { select: { number: true } } } });
     const findings = pickFindings(await findingsOf(tx, run.id));
     const refusal = reviewRefusal(run, Boolean(findings));
