@@ -145,6 +145,14 @@ export function isLiveRun(status: RunStatus): boolean {
 }
 
 /**
+ * The agent's work is not finished: suggested (not started yet), queued or running. Write-backs
+ * made from a run's result (a PR, a rerun, a release) wait for it.
+ */
+export function isUnfinishedRun(status: RunStatus): boolean {
+  return status === "suggested" || liveRun.has(status);
+}
+
+/**
  * Dispatched and not yet ended: live, or awaiting approval (its write-backs may still push to
  * the branch). The fix loop waits for every open run on a branch before taking up a rejection.
  */

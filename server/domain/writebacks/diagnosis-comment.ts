@@ -6,7 +6,7 @@ import { type AuditActor, recordAudit } from "../audit";
 import { askChangeGate, type GateOutcome } from "../approvals/request-write-back";
 import { appendRunEvents } from "../events/append";
 import { inertSummary, maxSummaryChars } from "../inert-text";
-import { lockRun } from "@/server/domain/runs/transition";
+import { lockRun } from "../runs/transition";
 
 // The diagnosis summary of a finished diagnosis run, posted on its pull request as a comment.
 // Asked for automatically when the run ends (run.ended): posted without a person only when the

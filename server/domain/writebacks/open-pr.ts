@@ -1,11 +1,12 @@
-import type { Db, RepoRole, Tx } from "@/server/db";
+import type { Db, RepoRole, RunStatus, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { type AuditActor, recordAudit } from "../audit";
 import { askChangeGate, type GateOutcome } from "../approvals/request-write-back";
 import type { PresentedOpenPr } from "../approvals/schemas";
 import { inertSummary } from "../inert-text";
-import { lockRunOrThrow } from "@/server/domain/runs/transition";
+import { lockRunOrThrow } from "../runs/transition";
+import { isUnfinishedRun } from "../runs/lifecycle";
 
 // open_pr: a run on a branch that has no pull request asks to push its approved patch to a NEW
 // branch and open a PR from it. A maintainer asks for it from the run page; the change gate
@@ -45,7 +46,7 @@ export function openPrBody(opts: { runNumber: number; runTitle: string; artifact
   ].join("\n");
 }
 
-type RunForPr = { id: string; number: number; status: string; headBranch: string | null; pullRequestId: string | null; repositoryId: string };
+type RunForPr = { id: string; number: number; status: RunStatus; headBranch: string | null; pullRequestId: string | null; repositoryId: string };
 
 /** The open PR of the run's branch, if any (the run's own, or one opened on its branch since). */
 async function prOfBranch(db: Db | Tx, run: RunForPr): Promise<{ number: number; headRef: string } | null> {
@@ -65,11 +66,9 @@ async function openRequestOf(db: Db | Tx, runId: string): Promise<string | null>
   return null;
 }
 
-const workingStatuses = new Set(["suggested", "queued", "running"]);
-
 /** Why the run cannot ask for a PR (null: it may), for the run page and the request alike. */
 export async function openPrRefusal(db: Db | Tx, run: RunForPr): Promise<string | null> {
-  if (workingStatuses.has(run.status)) return "The run has not finished; a pull request is opened from its finished patch.";
+  if (isUnfinishedRun(run.status)) return "The run has not finished; a pull request is opened from its finished patch.";
   const pr = await prOfBranch(db, run);
   if (pr) return `The run's branch ${pr.headRef} already has pull request #${pr.number}: its patch goes to that PR's branch, not to a new PR.`;
   const patch = await db.artifact.findFirst({ where: { runId: run.id, kind: "patch" }, select: { id: true } });

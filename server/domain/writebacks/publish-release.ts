@@ -1,4 +1,4 @@
-import type { Db, RepoRole, Tx } from "@/server/db";
+import type { Db, RepoRole, RunStatus, Tx } from "@/server/db";
 import { transaction } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { releaseTagPattern } from "@/server/forges/local/publish-release";
@@ -10,7 +10,8 @@ import { askChangeGate, type GateOutcome } from "../approvals/request-write-back
 import { maxFrozenReportChars, type PresentedRelease, zPresentedRelease } from "../approvals/schemas";
 import { inertSummary } from "../inert-text";
 import { prTitle } from "./open-pr";
-import { lockRunOrThrow } from "@/server/domain/runs/transition";
+import { lockRunOrThrow } from "../runs/transition";
+import { isUnfinishedRun } from "../runs/lifecycle";
 
 // publish_release: privileged, so always a person (change-gate rule release_publish_needs_a_person,
 // which no repository exception or stack mode reaches). A maintainer asks from a finished run with
@@ -20,15 +21,13 @@ import { lockRunOrThrow } from "@/server/domain/runs/transition";
 // changed artifact is stale and nothing is published. Local forge: an annotated tag and a release
 // record with the artifact; GitHub: POST /releases and the artifact as its asset.
 
-type RunForRelease = { id: string; number: number; title: string; status: string; headSha: string; contextBundle: unknown; repositoryId: string };
+type RunForRelease = { id: string; number: number; title: string; status: RunStatus; headSha: string; contextBundle: unknown; repositoryId: string };
 
 /** The tag the run reviewed (release runs carry it in their context bundle's ref). */
 export function releaseTagOf(run: Pick<RunForRelease, "contextBundle">): string | null {
   const ref = (run.contextBundle as { ref?: { tag?: unknown } } | null)?.ref;
   return typeof ref?.tag === "string" && ref.tag ? ref.tag : null;
 }
-
-const workingStatuses = new Set(["suggested", "queued", "running"]);
 
 async function openRequestOf(db: Db | Tx, runId: string): Promise<string | null> {
   const [approval, writeBack] = await Promise.all([
@@ -42,7 +41,7 @@ async function openRequestOf(db: Db | Tx, runId: string): Promise<string | null>
 
 /** Why the run cannot ask to publish (null: it may). */
 export async function publishReleaseRefusal(db: Db | Tx, run: Pick<RunForRelease, "id" | "status">): Promise<string | null> {
-  if (workingStatuses.has(run.status)) return "The run has not finished; a release is published from its finished review.";
+  if (isUnfinishedRun(run.status)) return "The run has not finished; a release is published from its finished review.";
   const report = await db.artifact.findFirst({ where: { runId: run.id, kind: "report" }, select: { id: true } });
   if (!report) return "A release is published with its readiness report, and this run produced none.";
   const open = await openRequestOf(db, run.id);

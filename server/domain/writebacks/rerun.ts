@@ -10,7 +10,8 @@ import { enqueue } from "@/server/queue/enqueue";
 import { type AuditActor, recordAudit } from "../audit";
 import { requestWriteBack, type RequestWriteBackResult } from "../approvals/request-write-back";
 import { type RerunPlan, zRerunPlan } from "../approvals/schemas";
-import { lockRunOrThrow } from "@/server/domain/runs/transition";
+import { lockRunOrThrow } from "../runs/transition";
+import { isUnfinishedRun } from "../runs/lifecycle";
 
 // The rerun write-back: the check a run was about, run again, through the change gate (a fork's
 // or an unplaced run's rerun always waits for a person). On GitHub it reruns the workflow run's
@@ -43,13 +44,12 @@ const rerunRunSelect = {
 
 type RunForRerun = Prisma.AgentDispatchRunGetPayload<{ select: typeof rerunRunSelect }>;
 
-const liveStatuses = new Set(["suggested", "queued", "running"]);
 const isGithubId = (s: string | null | undefined) => Boolean(s && /^[1-9][0-9]{0,18}$/.test(s));
 
 /** Why the run's check cannot be rerun (null: it can). */
 export function rerunRefusal(run: RunForRerun): string | null {
   if (!run.pipeline) return "The run is not about a check, so there is nothing to rerun.";
-  if (liveStatuses.has(run.status)) return "A check is rerun once the run has finished.";
+  if (isUnfinishedRun(run.status)) return "A check is rerun once the run has finished.";
   if (run.repository.forge === "local" && !run.repository.checkCommand) return "The repository has no check command for the local CI to run.";
   if (run.repository.forge === "github" && !isGithubId(run.pipeline.externalId)) return `The check ${run.pipeline.checkName} is not a GitHub Actions workflow run Airlock can rerun.`;
   return null;

@@ -7,7 +7,7 @@ import { type AuditActor, recordAudit } from "../audit";
 import { requestWriteBack, type RequestWriteBackResult } from "../approvals/request-write-back";
 import type { ReviewEvent } from "../approvals/schemas";
 import { inertSummary, maxSummaryChars } from "../inert-text";
-import { lockRunOrThrow } from "@/server/domain/runs/transition";
+import { lockRunOrThrow } from "../runs/transition";
 
 // The review write-back: the run's findings posted as a review of its pull request, commenting
 // or requesting changes (a `review` write-back) or approving it (`approve_review`, which the
