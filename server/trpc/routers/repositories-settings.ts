@@ -24,13 +24,14 @@ import { sealingKey } from "@/server/domain/github-app/key";
 import { env } from "@/server/env";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { ForgeKind, TrustTier, Visibility } from "@/server/db/generated/enums";
 import { adminProcedure, protectedProcedure, repositoryProcedure, router } from "../init";
 import { zInstallationCandidates, zMembership, zRemovedMember, zRepositoryPolicySaved, zRepositorySettings, zSettingsRepositories } from "../outputs/repositories";
 
 // A repository's settings: its viewers read them; its admins (or an Airlock admin) change the
 // policy and the members. The services check the role again inside their transactions.
 
-const zAdded = z.object({ id: z.string(), fullName: z.string(), forge: z.enum(["github", "local"]), created: z.boolean() });
+const zAdded = z.object({ id: z.string(), fullName: z.string(), forge: z.enum(ForgeKind), created: z.boolean() });
 
 export const repositorySettingsRouter = router({
   list: protectedProcedure.output(zSettingsRepositories).query(({ ctx }) => settingsRepositories({ db: ctx.db, actor: ctx.user })),
@@ -92,8 +93,8 @@ export const repositorySettingsRouter = router({
         version: z.number(),
         defaultBranch: z.string(),
         checkCommand: z.string().nullable(),
-        trustTier: z.enum(["trusted", "untrusted"]),
-        visibility: z.enum(["public", "private", "internal"]),
+        trustTier: z.enum(TrustTier),
+        visibility: z.enum(Visibility),
       }),
     )
     .mutation(({ ctx, input }) => updateRepositoryDetails({ db: ctx.db, actor: ctx.user, input, dataDir: resolve(env.AIRLOCK_DATA_DIR) })),
