@@ -158,6 +158,19 @@ describe("the demo bootstrap on a fresh database", () => {
     expect(failed.map((r) => r.id)).toEqual([capped.id]);
   });
 
+  it("every seeded suggestion a maintainer dispatches ends with a result or a patch", { timeout: 240_000 }, async () => {
+    const suggestions = await db.agentDispatchRun.findMany({ where: { status: "suggested" }, select: { id: true, number: true } });
+    expect(suggestions.length).toBeGreaterThan(0);
+    for (const s of suggestions) await callerFor(maintainer()).runs.dispatch({ runId: s.id });
+    for (const s of suggestions) {
+      const ended = await until(`run #${s.number} to end`, async () => {
+        const status = await runStatus(s.id);
+        return ["queued", "running"].includes(status) ? null : status;
+      }, 180_000);
+      expect([ended, s.number]).toEqual([expect.stringMatching(/^(awaiting_approval|succeeded)$/), s.number]);
+    }
+  });
+
   it("is idempotent: a restarted worker's bootstrap starts no scene twice", { timeout: 120_000 }, async () => {
     const before = await db.agentDispatchRun.count();
     const pipelines = await db.pipeline.count();
