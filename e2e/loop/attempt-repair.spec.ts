@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { Page } from "@playwright/test";
 import { expect, signIn, test } from "../fixtures";
-import { DEMO_REPOSITORY as REPOSITORY, demoGit as git, demoMainHead as mainHead, loopDbForSpec, postTrpc } from "./demo-forge";
+import { DEMO_REPOSITORY as REPOSITORY, demoGit as git, demoMainHead as mainHead, loopDbForSpec, manualRule, mutateTrpc, postTrpc } from "./demo-forge";
 
 // "Attempt repair" on a suggestion by clicks, with the worker running (issue 19). A failed check
 // on a branch of demo/calculator is suggested as a diagnosis (the seeded calculator-npm-test
@@ -15,11 +14,6 @@ const BRANCH = "e2e/attempt-repair";
 const REPAIR_STACK = "scripted-demo-fixer";
 const db = loopDbForSpec();
 
-async function mutate<T>(page: Page, baseURL: string, procedure: string, input: unknown): Promise<T> {
-  const res = await postTrpc(page, baseURL, procedure, input);
-  expect(res.status(), `${procedure}: ${await res.text()}`).toBe(200);
-  return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
-}
 
 type Suggestion = { id: string; number: number; taskKind: string; status: string; stackName: string | null };
 const suggestionOnBranch = async (): Promise<Suggestion | undefined> =>
@@ -46,7 +40,7 @@ test.describe("attempt repair on a suggestion", () => {
     const repositoryId = (await db().query<{ id: string }>(`SELECT "id" FROM "Repository" WHERE "fullName" = $1`, [REPOSITORY])).rows[0]!.id;
 
     await signIn(page, baseURL!, "user_maintainer");
-    await mutate(page, baseURL!, "repositorySettings.runCheck", { repositoryId, requestId: randomUUID(), branch: BRANCH });
+    await mutateTrpc(page, baseURL!, "repositorySettings.runCheck", { repositoryId, requestId: randomUUID(), branch: BRANCH });
     await expect.poll(async () => (suggestion = await suggestionOnBranch())?.status, { timeout: 180_000, intervals: [1_000] }).toBe("suggested");
     expect(suggestion!.taskKind).toBe("diagnose");
 
@@ -59,25 +53,7 @@ test.describe("attempt repair on a suggestion", () => {
     await page.context().clearCookies();
     await signIn(page, baseURL!, "user_admin");
     const stackId = (await db().query<{ id: string }>(`SELECT "id" FROM "AgentStack" WHERE "name" = $1`, [REPAIR_STACK])).rows[0]!.id;
-    await mutate(page, baseURL!, "triggers.create", {
-      name: "calculator-manual-repair",
-      kind: "manual",
-      repositoryId,
-      workflow: "",
-      job: "",
-      step: "",
-      branchGlob: "",
-      pathFilters: [],
-      failureSignature: "",
-      stackId,
-      taskKind: "repair",
-      action: "auto_run",
-      alsoFire: false,
-      scanSchedule: "",
-      scanWindowHours: null,
-      scanThreshold: null,
-      enabled: true,
-    });
+    await mutateTrpc(page, baseURL!, "triggers.create", manualRule({ name: "calculator-manual-repair", repositoryId, stackId, taskKind: "repair" }));
 
     await page.context().clearCookies();
     await signIn(page, baseURL!, "user_maintainer");
@@ -106,7 +82,7 @@ test.describe("attempt repair on a suggestion", () => {
     git("update-ref", `refs/heads/${BRANCH}`, commit);
     const repositoryId = (await db().query<{ id: string }>(`SELECT "id" FROM "Repository" WHERE "fullName" = $1`, [REPOSITORY])).rows[0]!.id;
     await signIn(page, baseURL!, "user_maintainer");
-    await mutate(page, baseURL!, "repositorySettings.runCheck", { repositoryId, requestId: randomUUID(), branch: BRANCH });
+    await mutateTrpc(page, baseURL!, "repositorySettings.runCheck", { repositoryId, requestId: randomUUID(), branch: BRANCH });
     let fresh: Suggestion | undefined;
     await expect.poll(async () => ((fresh = await suggestionOnBranch())?.id !== suggestion!.id ? fresh?.status : undefined), { timeout: 180_000, intervals: [1_000] }).toBe("suggested");
 

@@ -64,6 +64,31 @@ export const provenanceOf = (page: Page, kind: RegExp) => page.getByRole("listit
 export const postTrpc = (page: Page, baseURL: string, procedure: string, input: unknown) =>
   page.request.post(`${baseURL}/api/trpc/${procedure}`, { headers: { origin: baseURL, "content-type": "application/json" }, data: { json: input } });
 
+/** A tRPC mutation as the signed-in browser sends it; fails the test on any answer but 200. */
+export async function mutateTrpc<T>(page: Page, baseURL: string, procedure: string, input: unknown): Promise<T> {
+  const res = await postTrpc(page, baseURL, procedure, input);
+  expect(res.status(), `${procedure}: ${await res.text()}`).toBe(200);
+  return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
+}
+
+/** `triggers.create`'s input for an enabled, auto-run manual rule of one repository (every match key empty). */
+export const manualRule = (opts: { name: string; repositoryId: string; stackId: string; taskKind: string }) => ({
+  ...opts,
+  kind: "manual",
+  workflow: "",
+  job: "",
+  step: "",
+  branchGlob: "",
+  pathFilters: [],
+  failureSignature: "",
+  action: "auto_run",
+  alsoFire: false,
+  scanSchedule: "",
+  scanWindowHours: null,
+  scanThreshold: null,
+  enabled: true,
+});
+
 /** Inserts a pull request of the local forge (its PRs are Airlock's records) from a new branch at `head`. */
 export async function insertLocalPr(db: Db, opts: { id: string; number: number; branch: string; head: string; title: string }): Promise<string> {
   demoGit("update-ref", `refs/heads/${opts.branch}`, opts.head);

@@ -1,8 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Page } from "@playwright/test";
 import { expect, signIn, test } from "../fixtures";
-import { approveAndWait, clickUntil, DEMO_REPOSITORY as REPOSITORY, demoBareRepo, demoGit as git, demoMainHead as mainHead, loopDbForSpec, MAINTAINER, postTrpc, provenanceOf } from "./demo-forge";
+import { approveAndWait, clickUntil, DEMO_REPOSITORY as REPOSITORY, demoBareRepo, demoGit as git, demoMainHead as mainHead, loopDbForSpec, MAINTAINER, manualRule, mutateTrpc, postTrpc, provenanceOf } from "./demo-forge";
 
 // The publish_release write-back in the browser, with the worker running (issue 19). The local
 // forge sends no release events, so the release review is started the way a maintainer can: the
@@ -29,12 +28,6 @@ const releases = (): Release[] =>
 
 const db = loopDbForSpec();
 
-/** A tRPC mutation as the signed-in browser sends it. */
-async function mutate<T>(page: Page, baseURL: string, procedure: string, input: unknown): Promise<T> {
-  const res = await postTrpc(page, baseURL, procedure, input);
-  expect(res.status(), `${procedure}: ${await res.text()}`).toBe(200);
-  return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
-}
 
 test.describe.configure({ mode: "serial" });
 test.describe("publish release on the local forge", () => {
@@ -52,30 +45,12 @@ test.describe("publish release on the local forge", () => {
     const { rows: fixer } = await db().query<{ spec: Record<string, unknown> }>(
       `SELECT v."spec" FROM "AgentStackVersion" v JOIN "AgentStack" s ON s."id" = v."stackId" WHERE s."name" = 'scripted-demo-fixer' ORDER BY v."version" DESC LIMIT 1`,
     );
-    const stack = await mutate<{ id: string }>(page, baseURL!, "stacks.create", {
+    const stack = await mutateTrpc<{ id: string }>(page, baseURL!, "stacks.create", {
       name: STACK,
       description: "Replays the recorded release-readiness scenario (a readiness report, no patch). Demo and tests only: no model is called.",
       spec: { ...fixer[0]!.spec, adapter: { kind: "scripted", scenario: "release-readiness" }, approvalMode: "always" },
     });
-    await mutate(page, baseURL!, "triggers.create", {
-      name: "calculator-release-review",
-      kind: "manual",
-      repositoryId,
-      workflow: "",
-      job: "",
-      step: "",
-      branchGlob: "",
-      pathFilters: [],
-      failureSignature: "",
-      stackId: stack.id,
-      taskKind: "release_review",
-      action: "auto_run",
-      alsoFire: false,
-      scanSchedule: "",
-      scanWindowHours: null,
-      scanThreshold: null,
-      enabled: true,
-    });
+    await mutateTrpc(page, baseURL!, "triggers.create", manualRule({ name: "calculator-release-review", repositoryId, stackId: stack.id, taskKind: "release_review" }));
 
     // The maintainer dispatches the release review of main from the repository page.
     await signIn(page, baseURL!, "user_maintainer");
