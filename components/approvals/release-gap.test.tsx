@@ -2,29 +2,17 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { Presented } from "@/server/domain/approvals/schemas";
 import { PresentedSections } from "./presented-sections";
+import { releaseRequest } from "./test-fixtures";
 
 // A release_gap approval shows exactly the gap it accepts (what is wrong, in which release, at
 // which commit), and that nothing is written to the forge: no artifact, no diff, no words posted.
 
 const presented: Presented = {
-  prompt: "Review the release.",
-  promptHash: "sha256:p",
-  contextDigest: "sha256:c",
-  contextLabels: [],
-  stack: { name: "release-reviewer", version: 1, digest: "sha256:s", model: null, adapter: "scripted", tools: [], mcpServers: [], skills: [], subagents: [], approvalMode: "always" },
-  runnerPool: null,
-  runtimeServiceAccount: null,
-  runnerServiceAccount: null,
-  secrets: { granted: [], denied: [] },
-  configMaps: { granted: [], denied: [] },
+  ...releaseRequest,
   action: "release_gap",
   target: { repository: "acme/web", branch: "v2.1.0", headSha: "a".repeat(40) },
   artifact: null,
-  message: null,
-  labels: null,
   reason: "Readiness gap in v2.1.0",
-  exception: null,
-  pushProtection: null,
   releaseGap: {
     id: "checksum_mismatch:airlock-2.1.0.tgz",
     kind: "checksum_mismatch",
